@@ -1,0 +1,1 @@
+//! Loom models of the rayforce-pool signalling, through its public API (in `tests/`).
