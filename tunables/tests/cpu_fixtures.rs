@@ -1,19 +1,11 @@
 //! Every real sysfs dump in `../shared/fixtures/topology/` against its row of `EXPECTED.tsv`.
 #![cfg(target_os = "linux")]
 
-use rayforce_tunables::cpu::{self, Affinity, CpuPolicy, CpuSet, QuotaCap, Source, SysRoot};
-use std::path::PathBuf;
+mod common;
 
-/// The fixture directory, by relative path from the project root (the workspace).
-fn fixtures() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/topology");
-    assert!(
-        dir.join("EXPECTED.tsv").is_file(),
-        "fixtures missing at {}: the project expects shared/ beside its checkout",
-        dir.display()
-    );
-    dir
-}
+use common::fixtures;
+
+use rayforce_tunables::cpu::{self, Affinity, CpuPolicy, CpuSet, QuotaCap, Source, SysRoot};
 
 /// (name, online, physical) rows of EXPECTED.tsv.
 fn expected() -> Vec<(String, usize, usize)> {

@@ -177,12 +177,13 @@ fn hierarchy_quota(root: SysRoot<'_>, h: &Hierarchy) -> Option<CpuQuota> {
 /// The quota set on the cgroup directory `dir`, if any.
 fn read_quota_files(dir: &mut StackPath, version: CgroupVersion) -> Option<CpuQuota> {
     let len = dir.len();
+    // Leaves `dir` as it found it, whatever the outcome.
     let mut read_u64s = |file: &[u8]| -> Option<(Option<u64>, Option<u64>)> {
-        dir.truncate(len);
         dir.push(file);
         let mut buf = [0u8; 64];
-        let contents = number::trim(fs::read_file(dir, &mut buf)?);
-        let mut words = contents.split(|&b| b == b' ');
+        let contents = fs::read_file(dir, &mut buf).map(number::trim);
+        dir.truncate(len);
+        let mut words = contents?.split(|&b| b == b' ');
         let first = words.next().and_then(|w| number::parse_u64(w).ok());
         let second = words.next().and_then(|w| number::parse_u64(w).ok());
         Some((first, second))
@@ -196,7 +197,6 @@ fn read_quota_files(dir: &mut StackPath, version: CgroupVersion) -> Option<CpuQu
             read_u64s(b"/cpu.cfs_period_us")?.0,
         ),
     };
-    dir.truncate(len);
     let (quota_us, period_us) = (quota_us?, period_us.unwrap_or(100_000));
     (quota_us > 0 && period_us > 0).then_some(CpuQuota {
         quota_us,
