@@ -1,1 +1,9 @@
-fn main() {}
+//! The `rayforce-rt` command line: `inspect` the CPU counts per policy.
+
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cli::run(std::env::args_os())
+}

@@ -41,15 +41,7 @@ pub(super) fn read_quota(root: SysRoot<'_>) -> Option<CpuQuota> {
     let mut v1 = Hierarchy::new(CgroupVersion::V1);
     let (in_v2, in_v1) = read_process_cgroups(root, &mut v2, &mut v1)?;
     find_mounts(root, in_v2.then_some(&mut v2), in_v1.then_some(&mut v1));
-    let mut tightest: Option<CpuQuota> = None;
-    for hierarchy in [&v2, &v1] {
-        if let Some(quota) = hierarchy_quota(root, hierarchy) {
-            if tightest.is_none_or(|t| quota.is_tighter_than(&t)) {
-                tightest = Some(quota);
-            }
-        }
-    }
-    tightest
+    CpuQuota::tightest(hierarchy_quota(root, &v2), hierarchy_quota(root, &v1))
 }
 
 /// Fills in the cgroup paths from `/proc/self/cgroup`; returns which hierarchies we are in.
@@ -158,11 +150,7 @@ fn hierarchy_quota(root: SysRoot<'_>, h: &Hierarchy) -> Option<CpuQuota> {
     dir.push(relative.strip_suffix(b"/").unwrap_or(relative));
     let mut tightest: Option<CpuQuota> = None;
     loop {
-        if let Some(quota) = read_quota_files(&mut dir, h.version) {
-            if tightest.is_none_or(|t| quota.is_tighter_than(&t)) {
-                tightest = Some(quota);
-            }
-        }
+        tightest = CpuQuota::tightest(tightest, read_quota_files(&mut dir, h.version));
         if dir.len() <= top {
             return tightest;
         }

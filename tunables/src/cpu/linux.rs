@@ -146,7 +146,8 @@ fn process_affinity() -> Option<CpuSet> {
 /// Physical cores among `schedulable`: sibling lists, then core ids, then the schedulable
 /// count flagged as a fallback.
 fn read_physical(root: SysRoot<'_>, schedulable: &CpuSet, count: &Count) -> Count {
-    let methods: [(Source, fn(SysRoot<'_>, &CpuSet) -> Option<usize>); 3] = [
+    type CoreCounter = fn(SysRoot<'_>, &CpuSet) -> Option<usize>;
+    let methods: [(Source, CoreCounter); 3] = [
         (Source::CoreCpusList, |root, set| {
             count_sibling_groups(root, set, b"core_cpus_list")
         }),

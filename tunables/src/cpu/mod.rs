@@ -133,6 +133,15 @@ impl CpuQuota {
         u128::from(self.quota_us) * u128::from(other.period_us)
             < u128::from(other.quota_us) * u128::from(self.period_us)
     }
+
+    /// The tighter of two optional quotas (a quota on any ancestor limits the process).
+    pub(crate) fn tightest(a: Option<CpuQuota>, b: Option<CpuQuota>) -> Option<CpuQuota> {
+        match (a, b) {
+            (Some(a), Some(b)) if b.is_tighter_than(&a) => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        }
+    }
 }
 
 /// Whether [`CpuCounts::count`] caps by the cgroup CPU quota (tunable `rayforce.cpu.quota`).
@@ -293,6 +302,11 @@ mod tests {
         assert_eq!(quota(1_000, 100_000).cap(), 1);
         assert!(quota(50, 100).is_tighter_than(&quota(200, 100)));
         assert!(!quota(200, 100).is_tighter_than(&quota(100, 50)));
+        let (loose, tight) = (Some(quota(300, 100)), Some(quota(100, 100)));
+        assert_eq!(CpuQuota::tightest(loose, tight), tight);
+        assert_eq!(CpuQuota::tightest(tight, loose), tight);
+        assert_eq!(CpuQuota::tightest(None, loose), loose);
+        assert_eq!(CpuQuota::tightest(None, None), None);
     }
 
     #[test]

@@ -1,0 +1,74 @@
+//! `rayforce-rt inspect`: the counts per policy, their sources and fallbacks, the quota.
+
+use super::Failure;
+use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, QuotaCap, SysRoot};
+use rayforce_rt::CpuReport;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Read every sysfs and procfs file under DIR (a dump laid out like /); the affinity
+    /// then defaults to all online CPUs of DIR.
+    #[arg(long, value_name = "DIR")]
+    sysfs_root: Option<PathBuf>,
+    /// The affinity, in kernel list syntax (0-3,8), instead of this process's.
+    #[arg(long, value_name = "LIST", value_parser = parse_cpu_list)]
+    cpus: Option<CpuSet>,
+    /// The policy whose count is chosen.
+    #[arg(long, value_name = "POLICY", default_value = "physical")]
+    policy: CpuPolicy,
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_cpu_list(list: &str) -> Result<CpuSet, String> {
+    let set = CpuSet::parse_list(list.as_bytes()).map_err(|e| e.to_string())?;
+    if set.is_empty() {
+        return Err("the list is empty (expected at least one CPU, such as 0-3,8)".into());
+    }
+    Ok(set)
+}
+
+pub(crate) fn run(args: &Args) -> Result<(), Failure> {
+    if let Some(dir) = &args.sysfs_root {
+        let cpu_dir = dir.join("sys/devices/system/cpu");
+        if !dir.is_dir() {
+            return Err(Failure(format!(
+                "--sysfs-root {}: no such directory",
+                dir.display()
+            )));
+        }
+        if !cpu_dir.is_dir() {
+            return Err(Failure(format!(
+                "--sysfs-root {}: no sys/devices/system/cpu under it (expected a directory laid out like /)",
+                dir.display()
+            )));
+        }
+    }
+    let root = args
+        .sysfs_root
+        .as_deref()
+        .map_or(SysRoot::SYSTEM, SysRoot::new);
+    let affinity = match (&args.cpus, &args.sysfs_root) {
+        (Some(set), _) => Affinity::Given(set),
+        (None, Some(_)) => Affinity::AllOnline,
+        (None, None) => Affinity::Process,
+    };
+    let counts = cpu::read_at(root, affinity);
+    if let Some(set) = &args.cpus {
+        if counts.schedulable.fallback {
+            return Err(Failure(format!(
+                "--cpus {set}: none of these CPUs is online (expected CPUs from the online list)"
+            )));
+        }
+    }
+    let report = CpuReport::new(&counts, args.policy, QuotaCap::Apply);
+    if args.json {
+        let json = serde_json::to_string(&report).map_err(|e| Failure(e.to_string()))?;
+        println!("{json}");
+    } else {
+        println!("{report}");
+    }
+    Ok(())
+}

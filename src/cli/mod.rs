@@ -1,0 +1,52 @@
+//! Argument parsing and dispatch; every error is one line on stderr and exit code 2.
+
+mod inspect;
+
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// rayforce-rt: one CPU-count policy sizes the allocator's arenas and the worker pool.
+#[derive(Parser)]
+#[command(name = "rayforce-rt", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show the CPU count under each policy, where it came from, and the cgroup quota.
+    Inspect(inspect::Args),
+}
+
+/// A failure to report: one line, exit code 2.
+pub(crate) struct Failure(pub String);
+
+/// Parses `args` and runs the command.
+pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) if !err.use_stderr() => {
+            // --help and --version
+            let _ = err.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(err) => {
+            let rendered = err.render().to_string();
+            let first_line = rendered.lines().next().unwrap_or("invalid arguments");
+            eprintln!("rayforce-rt: {}", first_line.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Inspect(args) => inspect::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            eprintln!("rayforce-rt: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

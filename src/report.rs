@@ -1,0 +1,121 @@
+//! `CpuReport`: what `rayforce-rt inspect` prints, as a table or as JSON.
+
+use rayforce_tunables::cpu::{CgroupVersion, Count, CpuCounts, CpuPolicy, QuotaCap};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The counts per policy, where each came from, the quota, and the chosen policy's count.
+#[derive(Clone, Debug, Serialize)]
+pub struct CpuReport {
+    /// CPUs online.
+    pub online: usize,
+    /// CPUs this process may run on.
+    pub schedulable: usize,
+    /// Physical cores among the schedulable CPUs.
+    pub physical: usize,
+    /// Where each count came from, by policy word.
+    pub sources: BTreeMap<&'static str, &'static str>,
+    /// Whether each count fell back, by policy word.
+    pub fallback: BTreeMap<&'static str, bool>,
+    /// The cgroup CPU quota, if any.
+    pub quota: Option<QuotaReport>,
+    /// The chosen policy.
+    #[serde(serialize_with = "policy_word")]
+    pub policy: CpuPolicy,
+    /// The chosen policy's count, capped by the quota when the cap applies.
+    pub count: usize,
+}
+
+/// A cgroup CPU quota as reported.
+#[derive(Clone, Debug, Serialize)]
+pub struct QuotaReport {
+    /// CPU time per period, microseconds.
+    pub quota_us: u64,
+    /// Period, microseconds.
+    pub period_us: u64,
+    /// `ceil(quota / period)`: the cap on every count.
+    pub cap: usize,
+    /// Whether the cap applies (tunable `rayforce.cpu.quota`).
+    pub applied: bool,
+    /// `v1` or `v2`.
+    pub cgroup: &'static str,
+}
+
+fn policy_word<S: serde::Serializer>(policy: &CpuPolicy, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(policy.as_str())
+}
+
+/// `f` of each policy's count, keyed by the policy's word.
+fn per_policy<T>(counts: &CpuCounts, f: impl Fn(&Count) -> T) -> BTreeMap<&'static str, T> {
+    CpuPolicy::ALL
+        .map(|p| (p.as_str(), f(counts.get(p))))
+        .into()
+}
+
+impl CpuReport {
+    /// The report of `counts` for `policy`.
+    pub fn new(counts: &CpuCounts, policy: CpuPolicy, cap: QuotaCap) -> CpuReport {
+        CpuReport {
+            online: counts.online.value,
+            schedulable: counts.schedulable.value,
+            physical: counts.physical.value,
+            sources: per_policy(counts, |c| c.source.as_str()),
+            fallback: per_policy(counts, |c| c.fallback),
+            quota: counts.quota.map(|q| QuotaReport {
+                quota_us: q.quota_us,
+                period_us: q.period_us,
+                cap: q.cap(),
+                applied: cap == QuotaCap::Apply,
+                cgroup: match q.version {
+                    CgroupVersion::V1 => "v1",
+                    CgroupVersion::V2 => "v2",
+                },
+            }),
+            policy,
+            count: counts.count(policy, cap),
+        }
+    }
+}
+
+/// The human-readable table.
+impl fmt::Display for CpuReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:<12} {:>5}  {:<32} fallback",
+            "policy", "count", "source"
+        )?;
+        for (policy, value) in [
+            (CpuPolicy::Online, self.online),
+            (CpuPolicy::Schedulable, self.schedulable),
+            (CpuPolicy::Physical, self.physical),
+        ] {
+            let name = policy.as_str();
+            let fallback = if self.fallback[name] { "yes" } else { "no" };
+            writeln!(
+                f,
+                "{name:<12} {value:>5}  {:<32} {fallback}",
+                self.sources[name]
+            )?;
+        }
+        match &self.quota {
+            None => writeln!(f, "\ncgroup quota: none")?,
+            Some(q) => writeln!(
+                f,
+                "\ncgroup quota: {:.2} CPUs ({} us per {} us, cgroup {}), cap {}{}",
+                q.quota_us as f64 / q.period_us as f64,
+                q.quota_us,
+                q.period_us,
+                q.cgroup,
+                q.cap,
+                if q.applied {
+                    ""
+                } else {
+                    " (ignored: rayforce.cpu.quota=0)"
+                }
+            )?,
+        }
+        write!(f, "chosen policy: {} -> {} CPUs", self.policy, self.count)
+    }
+}

@@ -1,0 +1,212 @@
+//! `rayforce-rt inspect` end to end: every fixture through the binary, agreement with
+//! `nproc` and `lscpu` on this machine, `taskset`, and one-line errors with exit code 2.
+#![cfg(target_os = "linux")]
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn fixtures() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/topology");
+    assert!(
+        dir.join("EXPECTED.tsv").is_file(),
+        "fixtures missing at {}",
+        dir.display()
+    );
+    dir
+}
+
+fn inspect(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
+        .arg("inspect")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Runs a system tool, or `None` (with the reason printed) where it is not installed.
+fn tool(program: &str, args: &[&str]) -> Option<String> {
+    match Command::new(program).args(args).output() {
+        Ok(out) if out.status.success() => Some(String::from_utf8(out.stdout).unwrap()),
+        other => {
+            eprintln!("skipping the {program} comparison: {other:?}");
+            None
+        }
+    }
+}
+
+#[test]
+fn json_matches_expected_for_every_fixture() {
+    let table = std::fs::read_to_string(fixtures().join("EXPECTED.tsv")).unwrap();
+    let mut checked = 0;
+    for line in table.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let dir = fixtures().join(cols[0]);
+        let report = json(&inspect(&["--json", "--sysfs-root", dir.to_str().unwrap()]));
+        assert_eq!(report["online"].to_string(), cols[1], "{}: online", cols[0]);
+        assert_eq!(
+            report["schedulable"].to_string(),
+            cols[1],
+            "{}: schedulable",
+            cols[0]
+        );
+        assert_eq!(
+            report["physical"].to_string(),
+            cols[2],
+            "{}: physical",
+            cols[0]
+        );
+        assert_eq!(report["policy"], "physical");
+        assert_eq!(report["count"].to_string(), cols[2]);
+        assert!(report["sources"]["physical"].is_string() && report["quota"].is_null());
+        assert_eq!(report["fallback"]["physical"], false);
+        checked += 1;
+    }
+    assert!(checked >= 8);
+}
+
+#[test]
+fn this_machine_agrees_with_nproc_and_lscpu() {
+    let report = json(&inspect(&["--json"]));
+    if let Some(nproc) = tool("nproc", &[]) {
+        assert_eq!(
+            report["schedulable"].to_string(),
+            nproc.trim(),
+            "nproc honours affinity"
+        );
+    }
+    if let Some(all) = tool("nproc", &["--all"]) {
+        assert!(report["online"].as_u64().unwrap() <= all.trim().parse().unwrap());
+    }
+    if let Some(lscpu) = tool("lscpu", &["-p=CPU,CORE,SOCKET,ONLINE", "--online"]) {
+        let mut cores: Vec<(String, String)> = lscpu
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                let cols: Vec<&str> = l.split(',').collect();
+                (cols[2].to_owned(), cols[1].to_owned())
+            })
+            .collect();
+        let online = cores.len();
+        cores.sort();
+        cores.dedup();
+        assert_eq!(
+            report["online"].as_u64(),
+            Some(online as u64),
+            "lscpu online CPUs"
+        );
+        // Without an affinity mask narrower than the machine, physical = lscpu's cores.
+        if report["schedulable"] == report["online"] {
+            assert_eq!(
+                report["physical"].as_u64(),
+                Some(cores.len() as u64),
+                "lscpu cores"
+            );
+        }
+    }
+}
+
+#[test]
+fn taskset_one_cpu_gives_one() {
+    let out = Command::new("taskset")
+        .args([
+            "-c",
+            "0",
+            env!("CARGO_BIN_EXE_rayforce-rt"),
+            "inspect",
+            "--json",
+        ])
+        .output();
+    match out {
+        Ok(out) if out.status.success() => {
+            let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(report["schedulable"], 1);
+            assert_eq!(report["physical"], 1);
+            assert_eq!(report["sources"]["schedulable"], "sched_getaffinity");
+        }
+        other => eprintln!("skipping: taskset unavailable: {other:?}"),
+    }
+}
+
+#[test]
+fn cpus_flag_sets_the_affinity() {
+    let dir = fixtures().join("intel-silver4108-2p8c2t");
+    let report = json(&inspect(&[
+        "--json",
+        "--sysfs-root",
+        dir.to_str().unwrap(),
+        "--cpus",
+        "0,16,1",
+    ]));
+    assert_eq!(
+        (report["schedulable"].as_u64(), report["physical"].as_u64()),
+        (Some(3), Some(2))
+    );
+    let report = json(&inspect(&[
+        "--json",
+        "--sysfs-root",
+        dir.to_str().unwrap(),
+        "--policy",
+        "online",
+    ]));
+    assert_eq!(
+        (report["policy"].as_str(), report["count"].as_u64()),
+        (Some("online"), Some(32))
+    );
+}
+
+#[test]
+fn table_names_every_policy_and_the_choice() {
+    let dir = fixtures().join("intel-raptorlake-hybrid");
+    let out = inspect(&["--sysfs-root", dir.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    for needle in [
+        "online",
+        "schedulable",
+        "physical",
+        "core_cpus_list",
+        "cgroup quota: none",
+        "-> 14 CPUs",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_value_with_exit_code_2() {
+    let fixture = fixtures().join("ps3-cell-no-ids");
+    let fixture = fixture.to_str().unwrap();
+    let cases: [(&[&str], &str); 7] = [
+        (&["--cpus", "0-"], "0-"),
+        (&["--cpus", "3-1"], "3-1"),
+        (&["--cpus", "9000"], "9000"),
+        (&["--policy", "numa"], "numa"),
+        (&["--sysfs-root", "/nonexistent/dir"], "/nonexistent/dir"),
+        (
+            &["--sysfs-root", env!("CARGO_MANIFEST_DIR")],
+            "no sys/devices/system/cpu",
+        ),
+        (&["--sysfs-root", fixture, "--cpus", "5"], "--cpus 5"),
+    ];
+    for (args, needle) in cases {
+        let out = inspect(args);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+    let out = inspect(&["--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--bogus"));
+}
