@@ -1,0 +1,374 @@
+//! Diagnostics: what was wrong with a tunable entry and what was done about it, kept in
+//! fixed-capacity storage so recording one never allocates.
+
+use crate::registry::{Id, Kind};
+use core::fmt;
+
+/// How many diagnostics are kept; later ones are only counted ([`Diagnostics::dropped`]).
+pub const MAX_DIAGNOSTICS: usize = 16;
+
+/// How many bytes of an entry a diagnostic keeps; longer entries are cut and marked.
+pub const EXCERPT_BYTES: usize = 64;
+
+/// Where the bad entry came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// `RAYFORCE_TUNABLES`, at this byte offset.
+    TunablesString {
+        /// Byte offset of the problem in the string.
+        offset: usize,
+    },
+    /// A per-knob environment variable (`RAYFORCE_CORES`, ...).
+    Variable,
+    /// A value the program chose in code.
+    Program,
+}
+
+/// What was wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// An entry without `=`.
+    MissingEquals,
+    /// `=4`: no name before `=`.
+    EmptyName,
+    /// `name=`: no value after `=`.
+    EmptyValue(Id),
+    /// A name outside `rayforce.` (e.g. a `glibc.` tunable).
+    ForeignNamespace,
+    /// A `rayforce.` name that is not in the table.
+    UnknownName {
+        /// The closest name, if one is close.
+        suggestion: Option<Id>,
+    },
+    /// Not a number (sign, letters, stray `=`).
+    NotANumber(Id),
+    /// A number beyond `u64`.
+    TooLarge(Id),
+    /// A number below the tunable's minimum.
+    BelowMinimum(Id, u64),
+    /// A number above the tunable's maximum.
+    AboveMaximum(Id, u64),
+    /// Not 0 or 1.
+    NotABool(Id),
+    /// Not one of the tunable's words.
+    UnknownWord {
+        /// Which tunable.
+        id: Id,
+        /// The word meant, when only the case differs.
+        suggestion: Option<&'static str>,
+    },
+    /// Entries joined by `,` or `;` instead of `:`.
+    WrongSeparator(u8),
+    /// `RAYFORCE_TUNABLES` ignored because the process is setuid or setgid (`AT_SECURE`).
+    SecureModeIgnored,
+    /// A per-knob variable whose name or value is not UTF-8.
+    NotUtf8(Id),
+}
+
+/// One diagnostic: where, which entry (an excerpt), and what was wrong.
+#[derive(Clone, Copy)]
+pub struct Diagnostic {
+    /// Where the entry came from.
+    pub origin: Origin,
+    /// What was wrong.
+    pub problem: Problem,
+    excerpt: [u8; EXCERPT_BYTES],
+    excerpt_len: u8,
+    cut: bool,
+}
+
+impl Diagnostic {
+    /// A diagnostic about `entry` (only its first [`EXCERPT_BYTES`] bytes are kept).
+    pub fn new(origin: Origin, problem: Problem, entry: &[u8]) -> Diagnostic {
+        let kept = entry.len().min(EXCERPT_BYTES);
+        let mut excerpt = [0u8; EXCERPT_BYTES];
+        excerpt[..kept].copy_from_slice(&entry[..kept]);
+        Diagnostic {
+            origin,
+            problem,
+            excerpt,
+            excerpt_len: kept as u8,
+            cut: entry.len() > kept,
+        }
+    }
+
+    /// The byte offset in `RAYFORCE_TUNABLES`, if it came from there.
+    pub fn offset(&self) -> Option<usize> {
+        match self.origin {
+            Origin::TunablesString { offset } => Some(offset),
+            Origin::Variable | Origin::Program => None,
+        }
+    }
+
+    /// The entry, printable: invalid UTF-8 and control bytes escaped as `\xNN`, a cut
+    /// entry ending in `...`.
+    pub fn entry(&self) -> impl fmt::Display + '_ {
+        Escaped(&self.excerpt[..usize::from(self.excerpt_len)], self.cut)
+    }
+
+    /// What was wrong and what was done, as a sentence: implements `Display`.
+    pub fn message(&self) -> impl fmt::Display + '_ {
+        Message(self.problem)
+    }
+}
+
+/// `at byte 12: `entry`: message` (or `RAYFORCE_CORES=x: message`).
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.origin {
+            Origin::TunablesString { offset } => write!(f, "RAYFORCE_TUNABLES at byte {offset}: ")?,
+            Origin::Variable => f.write_str("environment: ")?,
+            Origin::Program => f.write_str("set in code: ")?,
+        }
+        write!(f, "`{}`: {}", self.entry(), self.message())
+    }
+}
+
+impl fmt::Debug for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Diagnostic({:?}, {:?}, `{}`)",
+            self.origin,
+            self.problem,
+            self.entry()
+        )
+    }
+}
+
+struct Escaped<'a>(&'a [u8], bool);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for chunk in self.0.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                if c.is_control() {
+                    write!(f, "\\x{:02x}", c as u32)?;
+                } else {
+                    write!(f, "{c}")?;
+                }
+            }
+            for byte in chunk.invalid() {
+                write!(f, "\\x{byte:02x}")?;
+            }
+        }
+        if self.1 {
+            f.write_str("...")?;
+        }
+        Ok(())
+    }
+}
+
+struct Message(Problem);
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |id: Id| id.tunable().name;
+        let default = |f: &mut fmt::Formatter<'_>, id: Id| -> fmt::Result {
+            let t = id.tunable();
+            match t.default {
+                Some(value) => {
+                    f.write_str("; default ")?;
+                    t.kind.format(value, f)?;
+                    f.write_str(" kept")
+                }
+                None => f.write_str("; default (auto) kept"),
+            }
+        };
+        let expected = |f: &mut fmt::Formatter<'_>, id: Id| -> fmt::Result {
+            f.write_str(" (expected ")?;
+            if let Kind::Unsigned { .. } = id.tunable().kind {
+                f.write_str("decimal or 0x hex in ")?;
+            }
+            id.tunable().kind.describe(f)?;
+            f.write_str(")")
+        };
+        match self.0 {
+            Problem::MissingEquals => f.write_str("expected name=value; entry ignored"),
+            Problem::EmptyName => f.write_str("no tunable name before `=`; entry ignored"),
+            Problem::EmptyValue(id) => {
+                write!(f, "no value for {}", name(id))?;
+                expected(f, id)?;
+                default(f, id)
+            }
+            Problem::ForeignNamespace => {
+                f.write_str("not a rayforce tunable (names start with `rayforce.`); entry ignored")
+            }
+            Problem::UnknownName {
+                suggestion: Some(id),
+            } => {
+                write!(
+                    f,
+                    "unknown tunable; did you mean `{}`? entry ignored",
+                    name(id)
+                )
+            }
+            Problem::UnknownName { suggestion: None } => {
+                f.write_str("unknown tunable (`rayforce-rt tunables` lists them); entry ignored")
+            }
+            Problem::NotANumber(id) => {
+                write!(f, "not a number for {}", name(id))?;
+                expected(f, id)?;
+                default(f, id)
+            }
+            Problem::TooLarge(id) => {
+                write!(f, "number too large for {}", name(id))?;
+                expected(f, id)?;
+                default(f, id)
+            }
+            Problem::BelowMinimum(id, value) => {
+                write!(f, "{value} is below the minimum of {}", name(id))?;
+                expected(f, id)?;
+                default(f, id)
+            }
+            Problem::AboveMaximum(id, value) => {
+                write!(f, "{value} is above the maximum of {}", name(id))?;
+                expected(f, id)?;
+                default(f, id)
+            }
+            Problem::NotABool(id) => {
+                write!(f, "not 0 or 1 for {}", name(id))?;
+                default(f, id)
+            }
+            Problem::UnknownWord { id, suggestion } => {
+                write!(f, "not a value of {}", name(id))?;
+                expected(f, id)?;
+                if let Some(word) = suggestion {
+                    write!(f, "; values are lower case: did you mean `{word}`?")?;
+                }
+                default(f, id)
+            }
+            Problem::WrongSeparator(sep) => write!(
+                f,
+                "entries are separated by ':' not '{}'; this entry and those joined to it ignored",
+                char::from(sep)
+            ),
+            Problem::SecureModeIgnored => f.write_str(
+                "ignored: the process is setuid or setgid (AT_SECURE); all defaults kept",
+            ),
+            Problem::NotUtf8(id) => {
+                write!(f, "not UTF-8; {} ignored", id.tunable().variable)
+            }
+        }
+    }
+}
+
+/// Up to [`MAX_DIAGNOSTICS`] diagnostics in order, and a count of those that did not fit.
+#[derive(Clone, Copy)]
+pub struct Diagnostics {
+    items: [Diagnostic; MAX_DIAGNOSTICS],
+    len: usize,
+    dropped: usize,
+}
+
+impl Default for Diagnostics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Diagnostics {
+    /// No diagnostics.
+    pub const fn new() -> Diagnostics {
+        const BLANK: Diagnostic = Diagnostic {
+            origin: Origin::Program,
+            problem: Problem::MissingEquals,
+            excerpt: [0; EXCERPT_BYTES],
+            excerpt_len: 0,
+            cut: false,
+        };
+        Diagnostics {
+            items: [BLANK; MAX_DIAGNOSTICS],
+            len: 0,
+            dropped: 0,
+        }
+    }
+
+    /// Records `diagnostic`, or counts it as dropped when full.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        match self.items.get_mut(self.len) {
+            Some(slot) => {
+                *slot = diagnostic;
+                self.len += 1;
+            }
+            None => self.dropped += 1,
+        }
+    }
+
+    /// Records all of `other`'s diagnostics, kept and dropped.
+    pub fn append(&mut self, other: &Diagnostics) {
+        other.iter().for_each(|d| self.push(*d));
+        self.dropped += other.dropped;
+    }
+
+    /// The kept diagnostics, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items[..self.len].iter()
+    }
+
+    /// Number kept.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none at all (kept or dropped).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0 && self.dropped == 0
+    }
+
+    /// How many did not fit.
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+}
+
+impl fmt::Debug for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()?;
+        if self.dropped > 0 {
+            write!(f, " (+{} dropped)", self.dropped)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_escaped_and_cut() {
+        let d = Diagnostic::new(Origin::Variable, Problem::MissingEquals, b"a\xffb\x01");
+        assert_eq!(d.entry().to_string(), "a\\xffb\\x01");
+        let long = [b'x'; 100];
+        let d = Diagnostic::new(Origin::Variable, Problem::MissingEquals, &long);
+        assert_eq!(
+            d.entry().to_string(),
+            format!("{}...", "x".repeat(EXCERPT_BYTES))
+        );
+    }
+
+    #[test]
+    fn storage_is_bounded_and_counts_the_rest() {
+        let mut all = Diagnostics::new();
+        assert!(all.is_empty());
+        for _ in 0..MAX_DIAGNOSTICS + 3 {
+            all.push(Diagnostic::new(Origin::Program, Problem::EmptyName, b"=1"));
+        }
+        assert_eq!((all.len(), all.dropped()), (MAX_DIAGNOSTICS, 3));
+        assert!(!all.is_empty());
+    }
+
+    #[test]
+    fn messages_say_what_to_do() {
+        let text = |problem| Diagnostic::new(Origin::Program, problem, b"e").to_string();
+        assert!(text(Problem::BelowMinimum(Id::ArenaMax, 0))
+            .contains("0 is below the minimum of rayforce.malloc.arena_max (expected decimal or 0x hex in 1..=8192); default (auto) kept"));
+        assert!(text(Problem::UnknownName {
+            suggestion: Some(Id::SpinCount)
+        })
+        .contains("did you mean `rayforce.pool.spin_count`?"));
+        assert!(text(Problem::WrongSeparator(b',')).contains("separated by ':' not ','"));
+        assert!(text(Problem::NotANumber(Id::SpinCount)).contains("default 70 kept"));
+    }
+}

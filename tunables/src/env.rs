@@ -1,0 +1,88 @@
+//! The only module that reads the environment: `RAYFORCE_TUNABLES` with libc `getenv`
+//! (allocation-free, for the allocator's first call), the per-knob variables with `envy`
+//! (after start-up), and whether the process runs setuid or setgid.
+
+use crate::diagnostic::{Diagnostic, Diagnostics, Origin, Problem};
+use crate::registry::{Id, TABLE};
+use std::collections::HashMap;
+
+/// The variable holding the tunables string.
+pub const TUNABLES_VARIABLE: &str = "RAYFORCE_TUNABLES";
+
+/// The prefix of every per-knob variable.
+const KNOB_PREFIX: &str = "RAYFORCE_";
+
+/// Whether the process is setuid or setgid (`AT_SECURE`): then, as glibc does with
+/// `GLIBC_TUNABLES`, the environment must not tune it.
+pub(crate) fn is_secure() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getauxval has no preconditions; it returns 0 for a missing entry.
+        unsafe { libc::getauxval(libc::AT_SECURE) != 0 }
+    }
+    #[cfg(target_os = "macos")]
+    {
+        // SAFETY: issetugid has no preconditions.
+        unsafe { libc::issetugid() != 0 }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        false
+    }
+}
+
+/// Calls `f` with the bytes of `RAYFORCE_TUNABLES`, or `None` if it is unset. No allocation.
+///
+/// Like every `getenv` caller, this races with a concurrent `setenv` in another thread;
+/// it runs at start-up, before a program would change its environment.
+pub(crate) fn with_tunables_string<R>(f: impl FnOnce(Option<&[u8]>) -> R) -> R {
+    // SAFETY: the name is NUL-terminated; the returned pointer, if not null, points to a
+    // NUL-terminated string that stays valid until the environment is modified.
+    let value = unsafe { libc::getenv(c"RAYFORCE_TUNABLES".as_ptr()) };
+    if value.is_null() {
+        return f(None);
+    }
+    // SAFETY: non-null `getenv` results are NUL-terminated strings (see above).
+    let bytes = unsafe { core::ffi::CStr::from_ptr(value) }.to_bytes();
+    f(Some(bytes))
+}
+
+/// The per-knob variables that are set, with their values; a variable whose name or value
+/// is not UTF-8 is skipped with a diagnostic (`envy::from_env` would panic on it).
+pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)> {
+    let mut utf8 = Vec::new();
+    for (name, value) in std::env::vars_os() {
+        if !name.as_encoded_bytes().starts_with(KNOB_PREFIX.as_bytes()) {
+            continue;
+        }
+        match (name.to_str(), value.to_str()) {
+            (Some(name), Some(value)) => utf8.push((name.to_owned(), value.to_owned())),
+            _ => {
+                if let Some(t) = TABLE
+                    .iter()
+                    .find(|t| t.variable.as_bytes() == name.as_encoded_bytes())
+                {
+                    let mut entry = name.as_encoded_bytes().to_vec();
+                    entry.push(b'=');
+                    entry.extend_from_slice(value.as_encoded_bytes());
+                    diagnostics.push(Diagnostic::new(
+                        Origin::Variable,
+                        Problem::NotUtf8(t.id),
+                        &entry,
+                    ));
+                }
+            }
+        }
+    }
+    // envy strips the prefix and lower-cases the rest: RAYFORCE_CORES -> "cores".
+    let by_knob: HashMap<String, String> = envy::prefixed(KNOB_PREFIX)
+        .from_iter(utf8)
+        .unwrap_or_default();
+    TABLE
+        .iter()
+        .filter_map(|t| {
+            let knob = t.variable[KNOB_PREFIX.len()..].to_ascii_lowercase();
+            by_knob.get(&knob).map(|value| (t.id, value.clone()))
+        })
+        .collect()
+}

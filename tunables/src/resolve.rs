@@ -1,0 +1,297 @@
+//! `Tunables`: every tunable's value and where it came from, resolved by precedence,
+//! lowest first: built-in default < chosen in code < per-knob variable < `RAYFORCE_TUNABLES`.
+
+use crate::cpu::{CpuPolicy, QuotaCap};
+use crate::diagnostic::{Diagnostic, Diagnostics, Origin, Problem};
+use crate::env;
+use crate::parse;
+use crate::registry::{self, Id, COUNT};
+use core::fmt;
+
+/// Where a value came from, in precedence order: a later source overrides an earlier one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ValueSource {
+    /// The table's default.
+    Default,
+    /// Chosen by the program in code ([`Choices`]).
+    Program,
+    /// A per-knob environment variable (`RAYFORCE_CORES`, ...).
+    Variable,
+    /// `RAYFORCE_TUNABLES`.
+    TunablesString,
+}
+
+impl ValueSource {
+    /// A short word for listings.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ValueSource::Default => "default",
+            ValueSource::Program => "program",
+            ValueSource::Variable => "variable",
+            ValueSource::TunablesString => "RAYFORCE_TUNABLES",
+        }
+    }
+}
+
+/// One tunable's value (`None`: auto, derived from the CPU count) and its source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The value; `None` means auto.
+    pub value: Option<u64>,
+    /// Where it came from.
+    pub source: ValueSource,
+}
+
+/// Whether the environment may tune the program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Environment {
+    /// Read `RAYFORCE_TUNABLES` and the per-knob variables (unless setuid/setgid).
+    #[default]
+    Read,
+    /// Hermetic: only defaults and the program's choices.
+    Ignore,
+}
+
+/// What the program chose in code; `const`, so a `static` runtime can hold it.
+///
+/// ```
+/// use rayforce_tunables::{Choices, Environment, Tunables};
+/// use rayforce_tunables::cpu::CpuPolicy;
+/// static CHOICES: Choices = Choices::new().policy(CpuPolicy::Online).environment(Environment::Ignore);
+/// assert_eq!(Tunables::resolve(&CHOICES).policy(), CpuPolicy::Online);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choices {
+    values: [Option<u64>; COUNT],
+    environment: Environment,
+}
+
+impl Default for Choices {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Choices {
+    /// Nothing chosen: defaults, and the environment is read.
+    pub const fn new() -> Choices {
+        Choices {
+            values: [None; COUNT],
+            environment: Environment::Read,
+        }
+    }
+
+    /// Sets tunable `id` to `value` (a number, 0/1, or a word's index); an invalid value
+    /// is reported as a diagnostic at resolution and the default kept.
+    pub const fn set(mut self, id: Id, value: u64) -> Choices {
+        self.values[id as usize] = Some(value);
+        self
+    }
+
+    /// Chooses the CPU policy.
+    pub const fn policy(self, policy: CpuPolicy) -> Choices {
+        self.set(Id::CpuPolicy, registry::policy_index(policy))
+    }
+
+    /// Chooses whether the environment is read.
+    pub const fn environment(mut self, environment: Environment) -> Choices {
+        self.environment = environment;
+        self
+    }
+
+    /// The CPU policy chosen in code, if any.
+    pub fn chosen_policy(&self) -> Option<CpuPolicy> {
+        self.values[Id::CpuPolicy as usize].map(registry::policy_from_index)
+    }
+}
+
+/// Every tunable's resolved value and source, and every diagnostic.
+#[derive(Clone, Copy, Debug)]
+pub struct Tunables {
+    settings: [Setting; COUNT],
+    diagnostics: Diagnostics,
+    environment: Environment,
+}
+
+/// Strict mode is on and there are diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StrictError {
+    /// How many diagnostics there were.
+    pub diagnostics: usize,
+}
+
+impl fmt::Display for StrictError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "strict tunables (rayforce.tunables.strict=1): {} invalid tunable(s); fix them or turn strict mode off",
+            self.diagnostics
+        )
+    }
+}
+
+impl std::error::Error for StrictError {}
+
+impl Tunables {
+    /// Defaults, then the program's choices; no environment.
+    pub fn from_choices(choices: &Choices) -> Tunables {
+        let mut tunables = Tunables {
+            settings: registry::TABLE.map(|t| Setting {
+                value: t.default,
+                source: ValueSource::Default,
+            }),
+            diagnostics: Diagnostics::new(),
+            environment: choices.environment,
+        };
+        for (id, value) in Id::ALL.iter().zip(choices.values) {
+            if let Some(value) = value {
+                match parse::validate(*id, value) {
+                    Ok(value) => tunables.apply(*id, value, ValueSource::Program),
+                    Err(problem) => tunables.diagnostics.push(Diagnostic::new(
+                        Origin::Program,
+                        problem,
+                        id.tunable().name.as_bytes(),
+                    )),
+                }
+            }
+        }
+        tunables
+    }
+
+    /// Start-up resolution: defaults < choices < `RAYFORCE_TUNABLES`, without the per-knob
+    /// variables. Allocation-free: the allocator calls it in its first allocation.
+    pub fn at_startup(choices: &Choices) -> Tunables {
+        let mut tunables = Tunables::from_choices(choices);
+        if choices.environment == Environment::Read {
+            env::with_tunables_string(|string| match string {
+                Some(string) if env::is_secure() => tunables.diagnostics.push(Diagnostic::new(
+                    Origin::TunablesString { offset: 0 },
+                    Problem::SecureModeIgnored,
+                    string,
+                )),
+                Some(string) => tunables.apply_string(string),
+                None => {}
+            });
+        }
+        tunables
+    }
+
+    /// Adds the per-knob variables (`RAYFORCE_CORES`, ...), below `RAYFORCE_TUNABLES`.
+    /// Allocates (it uses `envy`): call it after start-up.
+    pub fn with_variables(mut self) -> Tunables {
+        if self.environment == Environment::Read && !env::is_secure() {
+            for (id, value) in env::knob_variables(&mut self.diagnostics) {
+                self.apply_variable(id, &value);
+            }
+        }
+        self
+    }
+
+    /// Full resolution: [`at_startup`](Self::at_startup), then [`with_variables`](Self::with_variables).
+    pub fn resolve(choices: &Choices) -> Tunables {
+        Tunables::at_startup(choices).with_variables()
+    }
+
+    /// Applies a `RAYFORCE_TUNABLES` value (source [`ValueSource::TunablesString`]).
+    pub fn apply_string(&mut self, string: &[u8]) {
+        let parsed = parse::parse(string);
+        for (id, value) in Id::ALL.iter().zip(parsed.values) {
+            if let Some(value) = value {
+                self.apply(*id, value, ValueSource::TunablesString);
+            }
+        }
+        self.diagnostics.append(&parsed.diagnostics);
+    }
+
+    /// Applies one per-knob variable's value (source [`ValueSource::Variable`]).
+    pub fn apply_variable(&mut self, id: Id, value: &str) {
+        let trimmed = value.trim_matches([' ', '\t']);
+        match parse::parse_value(id, trimmed.as_bytes()) {
+            Ok(value) => self.apply(id, value, ValueSource::Variable),
+            Err((_, problem)) => {
+                let entry = format!("{}={value}", id.tunable().variable);
+                self.diagnostics
+                    .push(Diagnostic::new(Origin::Variable, problem, entry.as_bytes()));
+            }
+        }
+    }
+
+    /// Sets `id` unless a higher-precedence source already did.
+    fn apply(&mut self, id: Id, value: u64, source: ValueSource) {
+        let setting = &mut self.settings[id as usize];
+        if source >= setting.source {
+            *setting = Setting {
+                value: Some(value),
+                source,
+            };
+        }
+    }
+
+    /// One tunable's setting.
+    pub fn get(&self, id: Id) -> Setting {
+        self.settings[id as usize]
+    }
+
+    /// Every diagnostic, in the order found.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diagnostics
+    }
+
+    /// `Err` when strict mode is on and anything was invalid.
+    pub fn check_strict(&self) -> Result<(), StrictError> {
+        if self.strict() && !self.diagnostics.is_empty() {
+            return Err(StrictError {
+                diagnostics: self.diagnostics.len() + self.diagnostics.dropped(),
+            });
+        }
+        Ok(())
+    }
+
+    fn number(&self, id: Id) -> Option<u64> {
+        self.get(id).value
+    }
+
+    /// `rayforce.cpu.policy`.
+    pub fn policy(&self) -> CpuPolicy {
+        self.number(Id::CpuPolicy)
+            .map_or(CpuPolicy::default(), registry::policy_from_index)
+    }
+
+    /// `rayforce.cpu.quota`.
+    pub fn quota_cap(&self) -> QuotaCap {
+        match self.number(Id::CpuQuota) {
+            Some(0) => QuotaCap::Ignore,
+            _ => QuotaCap::Apply,
+        }
+    }
+
+    /// `rayforce.malloc.arena_max`; `None` is auto.
+    pub fn arena_max(&self) -> Option<usize> {
+        self.number(Id::ArenaMax).map(|n| n as usize)
+    }
+
+    /// `rayforce.malloc.arenas_per_cpu`.
+    pub fn arenas_per_cpu(&self) -> usize {
+        self.number(Id::ArenasPerCpu).map_or(1, |n| n as usize)
+    }
+
+    /// `rayforce.pool.workers`; `None` is auto.
+    pub fn workers(&self) -> Option<usize> {
+        self.number(Id::PoolWorkers).map(|n| n as usize)
+    }
+
+    /// `rayforce.pool.spin_count`.
+    pub fn spin_count(&self) -> u32 {
+        self.number(Id::SpinCount).map_or(0, |n| n as u32)
+    }
+
+    /// `rayforce.pool.wide`.
+    pub fn wide(&self) -> bool {
+        self.number(Id::PoolWide) != Some(0)
+    }
+
+    /// `rayforce.tunables.strict`.
+    pub fn strict(&self) -> bool {
+        self.number(Id::Strict) == Some(1)
+    }
+}

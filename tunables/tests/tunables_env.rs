@@ -1,0 +1,104 @@
+//! The environment layer: `RAYFORCE_TUNABLES` and the per-knob variables, their precedence,
+//! hermetic mode, and variables that are not UTF-8 (which make `envy::from_env` panic).
+//! One test, because the environment is global to the process.
+#![cfg(unix)]
+
+use rayforce_tunables::diagnostic::Problem;
+use rayforce_tunables::registry::Id;
+use rayforce_tunables::{Choices, Environment, Tunables, ValueSource};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+fn clear() {
+    for (name, _) in std::env::vars_os() {
+        if name.as_bytes().starts_with(b"RAYFORCE_") {
+            std::env::remove_var(name);
+        }
+    }
+}
+
+#[test]
+fn environment_precedence_and_hostile_variables() {
+    clear();
+    let program = Choices::new()
+        .set(Id::PoolWorkers, 2)
+        .set(Id::SpinCount, 10);
+
+    // Per-knob variables beat the program.
+    std::env::set_var("RAYFORCE_CORES", "3");
+    let t = Tunables::resolve(&program);
+    assert_eq!(
+        (t.workers(), t.get(Id::PoolWorkers).source),
+        (Some(3), ValueSource::Variable)
+    );
+    assert_eq!(
+        (t.spin_count(), t.get(Id::SpinCount).source),
+        (10, ValueSource::Program)
+    );
+
+    // RAYFORCE_TUNABLES beats the variable.
+    std::env::set_var(
+        "RAYFORCE_TUNABLES",
+        "rayforce.pool.workers=4:rayforce.cpu.policy=online",
+    );
+    let t = Tunables::resolve(&program);
+    assert_eq!(
+        (t.workers(), t.get(Id::PoolWorkers).source),
+        (Some(4), ValueSource::TunablesString)
+    );
+    assert_eq!(t.policy(), rayforce_tunables::cpu::CpuPolicy::Online);
+    let startup = Tunables::at_startup(&program);
+    assert_eq!(
+        startup.workers(),
+        Some(4),
+        "start-up reads the string without the variables"
+    );
+
+    // Hermetic programs see neither.
+    let hermetic = Tunables::resolve(&program.environment(Environment::Ignore));
+    assert_eq!(
+        (hermetic.workers(), hermetic.get(Id::PoolWorkers).source),
+        (Some(2), ValueSource::Program)
+    );
+    assert!(hermetic.diagnostics().is_empty());
+
+    // A bad variable names itself and its value; the default stays.
+    std::env::remove_var("RAYFORCE_TUNABLES");
+    std::env::set_var("RAYFORCE_CORES", "0");
+    std::env::set_var("RAYFORCE_POOL_WIDE", "yes");
+    let t = Tunables::resolve(&Choices::new());
+    let messages: Vec<String> = t.diagnostics().iter().map(|d| d.to_string()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("RAYFORCE_CORES=0") && m.contains("below the minimum")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("RAYFORCE_POOL_WIDE=yes") && m.contains("not 0 or 1")),
+        "{messages:?}"
+    );
+    assert_eq!((t.workers(), t.wide()), (None, true));
+
+    // Not UTF-8: an unrelated variable is harmless, one of ours is reported, never a panic.
+    std::env::set_var("RAYFORCE_POOL_WIDE", "0");
+    std::env::set_var(
+        OsStr::from_bytes(b"UNRELATED_BYTES"),
+        OsStr::from_bytes(b"\xff\xfe"),
+    );
+    std::env::set_var("RAYFORCE_CORES", OsStr::from_bytes(b"4\xff"));
+    let t = Tunables::resolve(&Choices::new());
+    let d = t
+        .diagnostics()
+        .iter()
+        .next()
+        .expect("a diagnostic for RAYFORCE_CORES");
+    assert_eq!(d.problem, Problem::NotUtf8(Id::PoolWorkers));
+    assert_eq!(d.entry().to_string(), "RAYFORCE_CORES=4\\xff");
+    assert_eq!(t.workers(), None);
+    assert!(!t.wide(), "the valid variable beside it still applies");
+    clear();
+    std::env::remove_var("UNRELATED_BYTES");
+}
