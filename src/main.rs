@@ -1,4 +1,4 @@
-//! The `rayforce-rt` command line: `inspect` the CPU counts per policy.
+//! The `rayforce-rt` command line: `inspect` the CPU counts per policy, list the `tunables`.
 
 mod cli;
 

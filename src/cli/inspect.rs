@@ -13,7 +13,7 @@ pub(crate) struct Args {
     sysfs_root: Option<PathBuf>,
     /// The affinity, in kernel list syntax (0-3,8), instead of this process's.
     #[arg(long, value_name = "LIST", value_parser = parse_cpu_list)]
-    cpus: Option<CpuSet>,
+    cpus: Option<Box<CpuSet>>,
     /// The policy whose count is chosen.
     #[arg(long, value_name = "POLICY", default_value = "physical")]
     policy: CpuPolicy,
@@ -22,12 +22,12 @@ pub(crate) struct Args {
     json: bool,
 }
 
-fn parse_cpu_list(list: &str) -> Result<CpuSet, String> {
+fn parse_cpu_list(list: &str) -> Result<Box<CpuSet>, String> {
     let set = CpuSet::parse_list(list.as_bytes()).map_err(|e| e.to_string())?;
     if set.is_empty() {
         return Err("the list is empty (expected at least one CPU, such as 0-3,8)".into());
     }
-    Ok(set)
+    Ok(Box::new(set))
 }
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {

@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch; every error is one line on stderr and exit code 2.
 
 mod inspect;
+mod tunables;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -18,6 +19,8 @@ struct Cli {
 enum Command {
     /// Show the CPU count under each policy, where it came from, and the cgroup quota.
     Inspect(inspect::Args),
+    /// List every tunable (value, default, range, source) and every diagnostic about them.
+    Tunables(tunables::Args),
 }
 
 /// A failure to report: one line, exit code 2.
@@ -41,6 +44,7 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args),
+        Command::Tunables(args) => tunables::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -245,7 +245,11 @@ pub fn markdown_table() -> String {
         let _ = writeln!(
             out,
             "| `{}` | {} | {} | `{}` | {} |",
-            t.name, values, default, t.variable, t.description
+            t.name,
+            values.replace('|', "\\|"),
+            default,
+            t.variable,
+            t.description
         );
     }
     out

@@ -1,0 +1,174 @@
+//! `RAYFORCE_TUNABLES=... rayforce-rt tunables --json` shows the effect and the diagnostic
+//! for every hostile case; strict mode exits 2 with the diagnostics on stderr.
+#![cfg(unix)]
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::process::{Command, Output};
+
+fn tunables(string: &[u8], extra: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rayforce-rt"));
+    cmd.arg("tunables").args(extra);
+    for (name, _) in std::env::vars_os() {
+        if name.as_bytes().starts_with(b"RAYFORCE_") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd.env("RAYFORCE_TUNABLES", OsStr::from_bytes(string))
+        .output()
+        .unwrap()
+}
+
+/// (value of spin_count, its source, diagnostic messages) from `--json`.
+fn spin_count_and_messages(string: &[u8]) -> (Value, String, Vec<String>) {
+    let out = tunables(string, &["--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let spin = report["tunables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "rayforce.pool.spin_count")
+        .unwrap()
+        .clone();
+    let messages = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert!(
+                d["offset"].as_u64().unwrap() < string.len().max(1) as u64,
+                "{d}"
+            );
+            format!(
+                "{} {}",
+                d["entry"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    (
+        spin["value"].clone(),
+        spin["source"].as_str().unwrap().to_owned(),
+        messages,
+    )
+}
+
+#[test]
+fn every_hostile_case_shows_effect_and_diagnostic() {
+    let long = [b"rayforce.pool.spin_count=".as_slice(), &[b'9'; 10_000]].concat();
+    let cases: Vec<(&[u8], Option<&str>)> = vec![
+        (b"", None),
+        (b":", None),
+        (b":::", None),
+        (b"=", Some("no tunable name")),
+        (b"=4", Some("no tunable name")),
+        (b"rayforce.pool.spin_count", Some("expected name=value")),
+        (
+            b"rayforce.pool.spin_count=",
+            Some("no value for rayforce.pool.spin_count"),
+        ),
+        (b"rayforce.pool.spin_count=4=4", Some("not a number")),
+        (b"rayforce.pool.spin_count=abc", Some("not a number")),
+        (b"rayforce.pool.spin_count=4abc", Some("not a number")),
+        (b"rayforce.pool.spin_count=-1", Some("not a number")),
+        (
+            b"rayforce.pool.spin_count=18446744073709551616",
+            Some("too large"),
+        ),
+        (&long, Some("too large")),
+        (
+            b"RAYFORCE.POOL.SPIN_COUNT=7",
+            Some("did you mean `rayforce.pool.spin_count`"),
+        ),
+        (
+            b"rayforce.pool.spin_countx=7",
+            Some("did you mean `rayforce.pool.spin_count`"),
+        ),
+        (b"rayforce.pool=7", Some("unknown tunable")),
+        (
+            b"rayforce.malloc.arena_max=0",
+            Some("0 is below the minimum of rayforce.malloc.arena_max"),
+        ),
+        (
+            b"rayforce.cpu.policy=PHYSICAL",
+            Some("did you mean `physical`"),
+        ),
+        (
+            b"rayforce.cpu.policy=numa",
+            Some("not a value of rayforce.cpu.policy"),
+        ),
+        (b"rayforce.pool.spin\xffcount=7", Some("spin\\xffcount")),
+        (b"rayforce.pool.spin_count=7\xff", Some("7\\xff")),
+    ];
+    for (string, expected) in cases {
+        let (value, source, messages) = spin_count_and_messages(string);
+        let shown = String::from_utf8_lossy(string);
+        assert_eq!(
+            (value, source.as_str()),
+            (Value::from(70), "default"),
+            "{shown}"
+        );
+        match expected {
+            None => assert!(messages.is_empty(), "{shown}: {messages:?}"),
+            Some(needle) => {
+                assert_eq!(messages.len(), 1, "{shown}: {messages:?}");
+                assert!(messages[0].contains(needle), "{shown}: {messages:?}");
+            }
+        }
+    }
+    for (string, applied) in [
+        (&b"rayforce.pool.spin_count=0x10"[..], 16),
+        (b" rayforce.pool.spin_count = 7 ", 7),
+    ] {
+        let (value, source, messages) = spin_count_and_messages(string);
+        assert_eq!(
+            (value, source.as_str()),
+            (Value::from(applied), "RAYFORCE_TUNABLES")
+        );
+        assert!(messages.is_empty(), "{messages:?}");
+    }
+}
+
+#[test]
+fn table_lists_every_tunable_then_diagnostics() {
+    let out = tunables(b"rayforce.pool.workers=3:bogus", &[]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    for t in &rayforce_tunables::registry::TABLE {
+        assert!(text.contains(t.name), "{} missing:\n{text}", t.name);
+    }
+    let workers = text
+        .lines()
+        .find(|l| l.starts_with("rayforce.pool.workers"))
+        .unwrap();
+    assert!(
+        workers.contains(" 3 ") && workers.ends_with("RAYFORCE_TUNABLES"),
+        "{workers}"
+    );
+    assert!(
+        text.contains("diagnostics:") && text.contains("`bogus`: expected name=value"),
+        "{text}"
+    );
+}
+
+#[test]
+fn strict_mode_fails_with_exit_2_and_diagnostics_on_stderr() {
+    let out = tunables(b"rayforce.tunables.strict=1:rayforce.pool.spinn=3", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("rayforce.pool.spinn=3") && stderr.contains("strict"),
+        "{stderr}"
+    );
+    let clean = tunables(
+        b"rayforce.tunables.strict=1:rayforce.pool.spin_count=3",
+        &[],
+    );
+    assert_eq!(clean.status.code(), Some(0));
+}
