@@ -1,2 +1,23 @@
-//! rayforce-pool: a data-parallel worker pool sized by a CPU-count policy. Not yet
-//! implemented: the crate is a placeholder in the workspace layout.
+//! rayforce-pool: a data-parallel worker pool sized by a CPU-count policy.
+//!
+//! `pool.dispatch(n, |task| ..)` runs tasks `0..n` with the caller as worker 0 and wakes at
+//! most `n - 1` helpers. Sized by physical cores (the default) it leaves SMT siblings idle;
+//! `dispatch_wide` lets latency-bound work use them. The signalling protocol, and why each
+//! memory ordering is enough, is in `README.md` beside this file; its loom models are in
+//! `src/tests/` (internals) and the `rayforce-loom-tests` crate (public API).
+
+mod builder;
+mod job;
+mod pool;
+mod signal;
+mod stats;
+mod sync;
+mod worker;
+
+#[cfg(all(test, rayforce_loom))]
+mod tests;
+
+pub use builder::{BuildError, PoolBuilder};
+pub use pool::Pool;
+pub use signal::SignalState;
+pub use stats::Stats;

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the pool's loom models (they must pass), then the same models against each
+# deliberately broken pool (each must fail: a model that cannot fail proves nothing).
+# loom aborts on #[should_panic], so a variant is judged by cargo's exit code.
+#
+#   loom-tests/check.sh            models, then every broken variant
+#   LOOM_MAX_PREEMPTIONS=3 ...     a deeper search (default 2)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}"
+# Debug assertions stay on in --release, so the pool's own invariant checks run too.
+export CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
+models=(cargo test -p rayforce-pool -p rayforce-loom-tests --release --lib --tests --target-dir target/loom)
+
+echo "loom: models (LOOM_MAX_PREEMPTIONS=$LOOM_MAX_PREEMPTIONS)"
+RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
+
+failed=0
+for variant in signal_all no_withdraw complete_on_signal racy_claim; do
+    log="target/loom/broken-$variant.log"
+    mkdir -p target/loom
+    if RUSTFLAGS="--cfg rayforce_loom --cfg rayforce_loom_broken=\"$variant\"" "${models[@]}" >"$log" 2>&1; then
+        echo "loom: broken variant '$variant' was NOT caught (log: $log)"
+        failed=1
+    elif grep -q "error: could not compile" "$log"; then
+        echo "loom: broken variant '$variant' did not build (log: $log)"
+        tail -20 "$log"
+        failed=1
+    else
+        # A model fails with "... FAILED", or aborts the process mid-model (a panic during
+        # a panic); either way the panicking model names itself.
+        caught=$(grep -oE "^thread '[a-z_]+'" "$log" | sort -u | sed "s/^thread //" | tr '\n' ' ')
+        echo "loom: broken variant '$variant' caught by: $caught"
+    fi
+done
+exit "$failed"

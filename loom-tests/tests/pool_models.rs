@@ -1,0 +1,144 @@
+//! Loom models of `Pool` through its public API, two helpers (three threads) each.
+//! Invariants (pool/src/README.md "Invariants"): every task runs exactly once; no helper
+//! touches a dispatch after it returned; between dispatches no permit is left and no helper
+//! attached (no drift); a dispatch wakes at most `min(n_tasks - 1, helpers)` helpers; a
+//! wide dispatch after narrow ones gets all its helpers; a panic reaches the caller.
+#![cfg(rayforce_loom)]
+
+use loom::cell::UnsafeCell;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::{Condvar, Mutex};
+use rayforce_pool::{Pool, SignalState};
+
+/// A cell the tasks read and the caller writes after the dispatch: loom reports a data race
+/// if any read is not ordered before the write.
+struct Tracked(UnsafeCell<usize>);
+
+// SAFETY: every access goes through loom's `UnsafeCell`, which checks for data races;
+// sharing it is the point of the model.
+unsafe impl Sync for Tracked {}
+
+impl Tracked {
+    fn read(&self) -> usize {
+        // SAFETY: loom checks this access against `write` for races; that is the test.
+        self.0.with(|v| unsafe { *v })
+    }
+
+    fn write(&self, value: usize) {
+        // SAFETY: as in `read`.
+        self.0.with_mut(|v| unsafe { *v = value });
+    }
+}
+
+fn pool(workers: usize, wide: usize) -> Pool {
+    Pool::builder()
+        .workers(workers)
+        .wide_workers(wide)
+        .spin_count(0)
+        .build()
+        .unwrap()
+}
+
+/// Runs `n` tasks (wide or not) and checks exactly-once, no drift, and the wake-up bound.
+fn dispatch_checked(pool: &Pool, n: usize, wide: bool) {
+    let runs: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+    let before = pool.stats().wakeups;
+    let task = |i: usize| {
+        runs[i].fetch_add(1, Ordering::Relaxed);
+    };
+    if wide {
+        pool.dispatch_wide(n, task);
+    } else {
+        pool.dispatch(n, task);
+    }
+    for (i, count) in runs.iter().enumerate() {
+        assert_eq!(count.load(Ordering::Relaxed), 1, "task {i} of {n}");
+    }
+    assert_eq!(
+        pool.signal_state(),
+        SignalState {
+            permits: 0,
+            attached: 0
+        },
+        "drift after {n} tasks"
+    );
+    let helpers = if wide {
+        pool.wide_width()
+    } else {
+        pool.width()
+    } - 1;
+    let woken = pool.stats().wakeups - before;
+    assert!(
+        woken as usize <= (n.saturating_sub(1)).min(helpers),
+        "{woken} wake-ups for {n} tasks"
+    );
+}
+
+#[test]
+fn narrow_then_wide_then_narrow_runs_every_task_once() {
+    loom::model(|| {
+        let pool = pool(3, 3);
+        dispatch_checked(&pool, 1, false);
+        dispatch_checked(&pool, 3, false);
+        dispatch_checked(&pool, 2, false);
+    });
+}
+
+#[test]
+fn no_helper_touches_a_dispatch_after_it_returned() {
+    loom::model(|| {
+        let pool = pool(3, 3);
+        let cell = Tracked(UnsafeCell::new(0));
+        pool.dispatch(2, |_| assert_eq!(cell.read(), 0));
+        // A helper still inside the closure would race with this write.
+        cell.write(1);
+        pool.dispatch(1, |_| ());
+    });
+}
+
+#[test]
+fn a_wide_dispatch_after_narrow_ones_gets_every_helper() {
+    loom::model(|| {
+        let pool = pool(2, 3);
+        dispatch_checked(&pool, 2, false);
+        // Three tasks that wait for each other: they finish only if all three
+        // participants run at once, so a lost wake-up is a deadlock loom reports.
+        let arrived = (Mutex::new(0usize), Condvar::new());
+        pool.dispatch_wide(3, |_| {
+            let (count, all_here) = &arrived;
+            let mut count = count.lock().unwrap();
+            *count += 1;
+            all_here.notify_all();
+            while *count < 3 {
+                count = all_here.wait(count).unwrap();
+            }
+        });
+        assert_eq!(
+            pool.signal_state(),
+            SignalState {
+                permits: 0,
+                attached: 0
+            }
+        );
+    });
+}
+
+#[test]
+fn a_panicking_task_reaches_the_caller_and_the_pool_stays_usable() {
+    loom::model(|| {
+        let pool = pool(2, 2);
+        let ran = AtomicUsize::new(0);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.dispatch(2, |i| {
+                ran.fetch_add(1, Ordering::Relaxed);
+                if i == 1 {
+                    panic!("task 1 fails");
+                }
+            })
+        }));
+        let payload = outcome.expect_err("the panic resumes on the caller");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"task 1 fails"));
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "the other task still ran");
+        dispatch_checked(&pool, 2, false);
+    });
+}

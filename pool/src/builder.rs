@@ -1,0 +1,118 @@
+//! `PoolBuilder`: the pool's width from a CPU policy, an explicit count, or the tunables.
+
+use crate::pool::{Pool, ThreadStart};
+use crate::sync::Arc;
+use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy};
+use rayforce_tunables::{Choices, Tunables};
+use std::fmt;
+
+/// Why a pool could not be built.
+#[derive(Debug)]
+pub enum BuildError {
+    /// `workers(0)`: a pool needs at least the caller.
+    ZeroWorkers,
+    /// A helper thread could not be spawned.
+    Spawn(std::io::Error),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::ZeroWorkers => {
+                f.write_str("a pool needs at least 1 worker (the caller); got workers(0)")
+            }
+            BuildError::Spawn(err) => write!(f, "could not start a pool helper thread: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Builds a [`Pool`]. Each setting, when not given, comes from the tunables passed with
+/// [`tunables`](Self::tunables) (else the built-in defaults):
+/// width = `workers`, else `rayforce.pool.workers`, else the policy's CPU count (policy
+/// `rayforce.cpu.policy`, capped by the cgroup quota unless `rayforce.cpu.quota=0`).
+#[derive(Default)]
+pub struct PoolBuilder {
+    policy: Option<CpuPolicy>,
+    workers: Option<usize>,
+    wide_workers: Option<usize>,
+    spin_count: Option<u32>,
+    tunables: Option<Tunables>,
+    counts: Option<CpuCounts>,
+    on_start: Option<ThreadStart>,
+}
+
+impl Pool {
+    /// A builder with nothing set.
+    pub fn builder() -> PoolBuilder {
+        PoolBuilder::default()
+    }
+}
+
+impl PoolBuilder {
+    /// The CPU policy whose count is the width (default `rayforce.cpu.policy`, physical).
+    pub fn policy(mut self, policy: CpuPolicy) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
+    /// The width: participants, the caller included; 1 runs everything on the caller.
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = Some(workers);
+        self
+    }
+
+    /// The width of `dispatch_wide` (default: the schedulable count, when
+    /// `rayforce.pool.wide` is on; never below `workers`).
+    pub fn wide_workers(mut self, workers: usize) -> Self {
+        self.wide_workers = Some(workers);
+        self
+    }
+
+    /// Spins before an idle helper or a waiting caller blocks (`rayforce.pool.spin_count`).
+    pub fn spin_count(mut self, spins: u32) -> Self {
+        self.spin_count = Some(spins);
+        self
+    }
+
+    /// Resolved tunables, for whatever is not set explicitly.
+    pub fn tunables(mut self, tunables: &Tunables) -> Self {
+        self.tunables = Some(*tunables);
+        self
+    }
+
+    /// A CPU reading to size from, instead of reading the machine.
+    pub fn cpu_counts(mut self, counts: CpuCounts) -> Self {
+        self.counts = Some(counts);
+        self
+    }
+
+    /// Runs `hook(k)` on helper k (1-based) as it starts.
+    pub fn on_thread_start(mut self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.on_start = Some(Arc::new(Box::new(hook)));
+        self
+    }
+
+    /// Starts the pool.
+    pub fn build(self) -> Result<Pool, BuildError> {
+        let tunables = self
+            .tunables
+            .unwrap_or_else(|| Tunables::from_choices(&Choices::new()));
+        let policy = self.policy.unwrap_or_else(|| tunables.policy());
+        let cap = tunables.quota_cap();
+        let counts = || self.counts.unwrap_or_else(cpu::read);
+        let width = match self.workers.or_else(|| tunables.workers()) {
+            Some(0) => return Err(BuildError::ZeroWorkers),
+            Some(n) => n,
+            None => counts().count(policy, cap),
+        };
+        let wide_width = match self.wide_workers {
+            Some(n) => n.max(width),
+            None if tunables.wide() => counts().count(CpuPolicy::Schedulable, cap).max(width),
+            None => width,
+        };
+        let spin_count = self.spin_count.unwrap_or_else(|| tunables.spin_count());
+        Pool::start(width, wide_width, spin_count, self.on_start).map_err(BuildError::Spawn)
+    }
+}

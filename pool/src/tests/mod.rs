@@ -1,0 +1,3 @@
+//! Loom models of the pool's internals (run with `--cfg rayforce_loom`).
+
+mod signal_model;

@@ -1,0 +1,268 @@
+//! `Pool` on real threads: results, the wake-up bound, panics, nesting, concurrent callers,
+//! shutdown, and a stress run of 100,000 dispatches of random widths.
+
+use rayforce_pool::{BuildError, Pool, SignalState};
+use rayforce_tunables::cpu::{Count, CpuCounts, CpuPolicy, Source};
+use rayforce_tunables::{Choices, Tunables};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+
+fn pool(workers: usize) -> Pool {
+    Pool::builder()
+        .workers(workers)
+        .wide_workers(workers + 2)
+        .build()
+        .unwrap()
+}
+
+/// Runs `n` tasks and returns how often each ran.
+fn run_counts(pool: &Pool, n: usize, wide: bool) -> Vec<u32> {
+    let counts: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let task = |i: usize| {
+        counts[i].fetch_add(1, Ordering::Relaxed);
+    };
+    if wide {
+        pool.dispatch_wide(n, task);
+    } else {
+        pool.dispatch(n, task);
+    }
+    counts.into_iter().map(AtomicU32::into_inner).collect()
+}
+
+#[test]
+fn every_task_runs_once_and_borrows_the_callers_stack() {
+    let pool = pool(4);
+    let data: Vec<u64> = (0..1000).collect();
+    let sum = AtomicU64::new(0);
+    pool.dispatch(10, |chunk| {
+        let part: u64 = data[chunk * 100..(chunk + 1) * 100].iter().sum();
+        sum.fetch_add(part, Ordering::Relaxed);
+    });
+    assert_eq!(sum.into_inner(), 499_500);
+    assert!(run_counts(&pool, 37, false).iter().all(|&c| c == 1));
+    assert!(run_counts(&pool, 0, false).is_empty());
+}
+
+#[test]
+fn a_narrow_dispatch_wakes_at_most_n_minus_1_helpers() {
+    let pool = Pool::builder().workers(8).spin_count(0).build().unwrap();
+    for n in [1usize, 2, 3, 2, 1, 8, 2] {
+        for _ in 0..50 {
+            let before = pool.stats();
+            run_counts(&pool, n, false);
+            let after = pool.stats();
+            let woken = after.wakeups - before.wakeups;
+            assert!(
+                woken as usize <= n - 1,
+                "{woken} helpers woken for {n} tasks"
+            );
+            assert_eq!(
+                pool.signal_state(),
+                SignalState {
+                    permits: 0,
+                    attached: 0
+                }
+            );
+        }
+    }
+    let stats = pool.stats();
+    assert!(stats.wakeups > 0, "helpers did take part: {stats:?}");
+}
+
+#[test]
+fn one_worker_runs_everything_inline() {
+    let pool = Pool::builder().workers(1).wide_workers(1).build().unwrap();
+    let caller = std::thread::current().id();
+    pool.dispatch(5, |_| assert_eq!(std::thread::current().id(), caller));
+    assert_eq!(pool.stats().inline_dispatches, 1);
+    assert_eq!(pool.stats().wakeups, 0);
+}
+
+#[test]
+fn a_panic_resumes_on_the_caller_after_the_others_ran() {
+    let pool = pool(3);
+    let ran = AtomicUsize::new(0);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.dispatch(20, |i| {
+            ran.fetch_add(1, Ordering::Relaxed);
+            if i % 7 == 3 {
+                panic!("task {i} failed");
+            }
+        })
+    }));
+    let payload = outcome.unwrap_err();
+    let message = payload.downcast_ref::<String>().unwrap();
+    assert!(
+        message.starts_with("task ") && message.ends_with(" failed"),
+        "{message}"
+    );
+    assert_eq!(ran.into_inner(), 20);
+    assert!(
+        run_counts(&pool, 9, false).iter().all(|&c| c == 1),
+        "still usable"
+    );
+}
+
+#[test]
+fn a_dispatch_from_inside_a_task_runs_inline() {
+    let pool = pool(3);
+    let inner = AtomicUsize::new(0);
+    pool.dispatch(4, |_| {
+        let me = std::thread::current().id();
+        pool.dispatch(3, |_| {
+            assert_eq!(std::thread::current().id(), me);
+            inner.fetch_add(1, Ordering::Relaxed);
+        });
+    });
+    assert_eq!(inner.into_inner(), 12);
+}
+
+#[test]
+fn concurrent_callers_never_deadlock() {
+    let pool = Arc::new(pool(3));
+    let start = Arc::new(Barrier::new(4));
+    let callers: Vec<_> = (0..4)
+        .map(|_| {
+            let (pool, start) = (Arc::clone(&pool), Arc::clone(&start));
+            std::thread::spawn(move || {
+                start.wait();
+                for n in 0..300 {
+                    assert!(run_counts(&pool, n % 9, n % 2 == 0).iter().all(|&c| c == 1));
+                }
+            })
+        })
+        .collect();
+    for caller in callers {
+        caller.join().unwrap();
+    }
+    assert_eq!(
+        pool.signal_state(),
+        SignalState {
+            permits: 0,
+            attached: 0
+        }
+    );
+}
+
+#[test]
+fn dropping_the_pool_joins_its_helpers() {
+    struct OnExit(Arc<AtomicUsize>);
+    impl Drop for OnExit {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    thread_local! {
+        static GUARD: std::cell::RefCell<Option<OnExit>> = const { std::cell::RefCell::new(None) };
+    }
+    let exited = Arc::new(AtomicUsize::new(0));
+    let started = Arc::new(AtomicUsize::new(0));
+    let pool = {
+        let (exited, started) = (Arc::clone(&exited), Arc::clone(&started));
+        Pool::builder()
+            .workers(3)
+            .wide_workers(4)
+            .on_thread_start(move |_| {
+                started.fetch_add(1, Ordering::SeqCst);
+                GUARD.with(|g| *g.borrow_mut() = Some(OnExit(Arc::clone(&exited))));
+            })
+            .build()
+            .unwrap()
+    };
+    pool.dispatch_wide(4, |_| ());
+    drop(pool);
+    assert_eq!(
+        started.load(Ordering::SeqCst),
+        3,
+        "2 helpers + 1 wide helper"
+    );
+    assert_eq!(
+        exited.load(Ordering::SeqCst),
+        3,
+        "every helper exited before drop returned"
+    );
+}
+
+#[test]
+fn width_comes_from_explicit_workers_then_tunables_then_the_policy() {
+    let count = |value| Count {
+        value,
+        source: Source::OnlineList,
+        fallback: false,
+    };
+    let counts = CpuCounts {
+        online: count(16),
+        schedulable: count(8),
+        physical: count(4),
+        quota: None,
+    };
+    let by_policy = Pool::builder().cpu_counts(counts).build().unwrap();
+    assert_eq!((by_policy.width(), by_policy.wide_width()), (4, 8));
+    let online = Pool::builder()
+        .cpu_counts(counts)
+        .policy(CpuPolicy::Online)
+        .build()
+        .unwrap();
+    assert_eq!(online.width(), 16);
+    let mut tunables = Tunables::from_choices(&Choices::new());
+    tunables.apply_string(b"rayforce.pool.workers=3:rayforce.pool.wide=0");
+    let tuned = Pool::builder()
+        .cpu_counts(counts)
+        .tunables(&tunables)
+        .build()
+        .unwrap();
+    assert_eq!((tuned.width(), tuned.wide_width()), (3, 3));
+    let explicit = Pool::builder()
+        .cpu_counts(counts)
+        .tunables(&tunables)
+        .workers(2)
+        .build()
+        .unwrap();
+    assert_eq!(explicit.width(), 2);
+    assert!(matches!(
+        Pool::builder().workers(0).build(),
+        Err(BuildError::ZeroWorkers)
+    ));
+}
+
+#[test]
+fn stress_random_widths_narrow_and_wide() {
+    let pool = pool(4);
+    let width = pool.width();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        // xorshift64*: a fixed sequence, so a failure reproduces.
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let counts: Vec<AtomicU32> = (0..=4 * width).map(|_| AtomicU32::new(0)).collect();
+    for round in 0..100_000 {
+        let r = next();
+        let n = (r % (4 * width as u64 + 1)) as usize;
+        let task = |i: usize| {
+            counts[i].fetch_add(1, Ordering::Relaxed);
+        };
+        if r >> 32 & 3 == 0 {
+            pool.dispatch_wide(n, task);
+        } else {
+            pool.dispatch(n, task);
+        }
+        for (i, c) in counts.iter().enumerate() {
+            let expected = u32::from(i < n);
+            assert_eq!(
+                c.swap(0, Ordering::Relaxed),
+                expected,
+                "round {round}: task {i} of {n}"
+            );
+        }
+    }
+    assert_eq!(
+        pool.signal_state(),
+        SignalState {
+            permits: 0,
+            attached: 0
+        }
+    );
+}
