@@ -13,7 +13,8 @@ use std::cell::Cell;
 thread_local! {
     /// Whether this thread is running a pool task (any pool's): a dispatch from inside a
     /// task runs inline, so nested and cross-pool dispatches cannot deadlock.
-    static IN_TASK: Cell<bool> = const { Cell::new(false) };
+    #[allow(clippy::missing_const_for_thread_local)] // loom's macro takes no `const { }`
+    static IN_TASK: Cell<bool> = Cell::new(false);
 }
 
 /// Called on each helper thread as it starts, with the helper's index (1-based: the caller
