@@ -62,9 +62,7 @@ impl Job {
         let mut ran = 0;
         loop {
             #[cfg(rayforce_loom)]
-            self.alive.with(|alive| {
-                assert!(unsafe { *alive }, "job touched after its dispatch returned")
-            });
+            self.assert_alive();
             let task = self.claim();
             if task >= self.n_tasks {
                 return ran;
@@ -80,6 +78,17 @@ impl Job {
             // happen-before the caller sees the count reach zero.
             self.pending.fetch_sub(1, Ordering::Release);
         }
+    }
+
+    /// Under loom: a read of `alive` that races with `retire`'s write if this participant
+    /// touches the job after its dispatch returned.
+    #[cfg(rayforce_loom)]
+    fn assert_alive(&self) {
+        self.alive.with(|alive| {
+            // SAFETY: loom checks this read against `retire`'s write; a race is the bug sought.
+            let alive = unsafe { *alive };
+            assert!(alive, "job touched after its dispatch returned");
+        });
     }
 
     /// The next unclaimed task index (`>= n_tasks` when none is left).
@@ -103,6 +112,7 @@ impl Job {
 
     /// Ends the job's life (under loom, marks it dead) and resumes the first panic.
     pub(crate) fn retire(self) {
+        // SAFETY: every helper has detached (README "Completion"); loom checks that.
         #[cfg(rayforce_loom)]
         self.alive.with_mut(|alive| unsafe { *alive = false });
         let panic = sync::lock(&self.panic).take();
