@@ -1,5 +1,6 @@
 //! `Pool` on real threads: results, the wake-up bound, panics, nesting, concurrent callers,
 //! shutdown, and a stress run of 100,000 dispatches of random widths.
+#![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests and loom-tests
 
 use rayforce_pool::{BuildError, Pool, SignalState};
 use rayforce_tunables::cpu::{Count, CpuCounts, CpuPolicy, Source};
@@ -48,10 +49,9 @@ fn a_narrow_dispatch_wakes_at_most_n_minus_1_helpers() {
     let pool = Pool::builder().workers(8).spin_count(0).build().unwrap();
     for n in [1usize, 2, 3, 2, 1, 8, 2] {
         for _ in 0..50 {
-            let before = pool.stats();
+            let before = pool.stats().wakeups;
             run_counts(&pool, n, false);
-            let after = pool.stats();
-            let woken = after.wakeups - before.wakeups;
+            let woken = pool.stats().wakeups - before;
             assert!(
                 (woken as usize) < n,
                 "{woken} helpers woken for {n} tasks (at most n - 1)"
@@ -65,8 +65,23 @@ fn a_narrow_dispatch_wakes_at_most_n_minus_1_helpers() {
             );
         }
     }
-    let stats = pool.stats();
-    assert!(stats.wakeups > 0, "helpers did take part: {stats:?}");
+}
+
+#[test]
+fn tasks_that_need_n_participants_wake_exactly_n_minus_1_helpers() {
+    let pool = Pool::builder().workers(8).spin_count(0).build().unwrap();
+    for n in [2usize, 3, 2, 5, 2] {
+        // Each task waits until all n have started, so n participants must run at once.
+        let started = AtomicUsize::new(0);
+        let before = pool.stats().wakeups;
+        pool.dispatch(n, |_| {
+            started.fetch_add(1, Ordering::SeqCst);
+            while started.load(Ordering::SeqCst) < n {
+                std::thread::yield_now();
+            }
+        });
+        assert_eq!(pool.stats().wakeups - before, n as u64 - 1, "{n} tasks");
+    }
 }
 
 #[test]
