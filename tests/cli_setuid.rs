@@ -57,6 +57,13 @@ fn run_as_runner(binary: &Path) -> std::io::Result<(Value, Value, String)> {
     ))
 }
 
+fn default_spin_count() -> u64 {
+    rayforce_tunables::registry::Id::SpinCount
+        .tunable()
+        .default
+        .unwrap()
+}
+
 #[test]
 fn setuid_copy_ignores_the_variable() {
     // SAFETY: geteuid has no preconditions.
@@ -99,7 +106,7 @@ fn setuid_copy_ignores_the_variable() {
     let (value, source, diagnostics) = run_as_runner(&copy).unwrap();
     assert_eq!(
         (value, source),
-        (Value::from(70), Value::from("default")),
+        (Value::from(default_spin_count()), Value::from("default")),
         "setuid run"
     );
     assert!(diagnostics.contains("setuid or setgid"), "{diagnostics}");

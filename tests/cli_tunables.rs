@@ -106,12 +106,16 @@ fn every_hostile_case_shows_effect_and_diagnostic() {
         (b"rayforce.pool.spin\xffcount=7", Some("spin\\xffcount")),
         (b"rayforce.pool.spin_count=7\xff", Some("7\\xff")),
     ];
+    let default_spin_count = rayforce_tunables::registry::Id::SpinCount
+        .tunable()
+        .default
+        .unwrap();
     for (string, expected) in cases {
         let (value, source, messages) = spin_count_and_messages(string);
         let shown = String::from_utf8_lossy(string);
         assert_eq!(
             (value, source.as_str()),
-            (Value::from(70), "default"),
+            (Value::from(default_spin_count), "default"),
             "{shown}"
         );
         match expected {

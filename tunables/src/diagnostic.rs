@@ -363,12 +363,15 @@ mod tests {
     fn messages_say_what_to_do() {
         let text = |problem| Diagnostic::new(Origin::Program, problem, b"e").to_string();
         assert!(text(Problem::BelowMinimum(Id::ArenaMax, 0))
-            .contains("0 is below the minimum of rayforce.malloc.arena_max (expected decimal or 0x hex in 1..=8192); default (auto) kept"));
+            .contains("0 is below the minimum of rayforce.malloc.arena_max (expected decimal or 0x hex in 1..=1024); default (auto) kept"));
         assert!(text(Problem::UnknownName {
             suggestion: Some(Id::SpinCount)
         })
         .contains("did you mean `rayforce.pool.spin_count`?"));
         assert!(text(Problem::WrongSeparator(b',')).contains("separated by ':' not ','"));
-        assert!(text(Problem::NotANumber(Id::SpinCount)).contains("default 70 kept"));
+        let default = Id::SpinCount.tunable().default.unwrap();
+        assert!(
+            text(Problem::NotANumber(Id::SpinCount)).contains(&format!("default {default} kept"))
+        );
     }
 }

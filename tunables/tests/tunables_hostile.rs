@@ -48,7 +48,7 @@ fn rejected(case: &[u8]) -> Problem {
     let spin = tunables.get(Id::SpinCount);
     assert_eq!(
         (spin.value, spin.source),
-        (Some(70), ValueSource::Default),
+        (Id::SpinCount.tunable().default, ValueSource::Default),
         "{:?}",
         String::from_utf8_lossy(case)
     );

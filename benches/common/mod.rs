@@ -1,0 +1,92 @@
+//! Shared by the benches: a criterion `Measurement` of process CPU time, so each bench is
+//! reported twice, in wall time and in CPU time (all threads of the process).
+#![allow(dead_code)] // each bench uses what it needs
+
+use criterion::measurement::{Measurement, ValueFormatter};
+use criterion::Throughput;
+use std::time::Duration;
+
+/// CPU time of the whole process (`CLOCK_PROCESS_CPUTIME_ID`), all threads together.
+pub fn process_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid place for the kernel to write a timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Criterion measurement: process CPU time consumed during the timed routine.
+pub struct ProcessCpuTime;
+
+impl Measurement for ProcessCpuTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        process_cpu_time()
+    }
+
+    fn end(&self, start: Duration) -> Duration {
+        process_cpu_time().saturating_sub(start)
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &CpuFormatter
+    }
+}
+
+/// Formats nanoseconds of CPU time as `ns`, `us`, `ms` or `s` "cpu".
+struct CpuFormatter;
+
+impl ValueFormatter for CpuFormatter {
+    fn scale_values(&self, typical: f64, values: &mut [f64]) -> &'static str {
+        let (factor, unit) = match typical {
+            t if t < 1e3 => (1.0, "ns cpu"),
+            t if t < 1e6 => (1e-3, "us cpu"),
+            t if t < 1e9 => (1e-6, "ms cpu"),
+            _ => (1e-9, "s cpu"),
+        };
+        values.iter_mut().for_each(|v| *v *= factor);
+        unit
+    }
+
+    fn scale_throughputs(
+        &self,
+        _typical: f64,
+        _throughput: &Throughput,
+        values: &mut [f64],
+    ) -> &'static str {
+        values.iter_mut().for_each(|v| *v = 1e9 / *v);
+        "ops/cpu-s"
+    }
+
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
+
+/// About 2.7 us of arithmetic on this kind of machine (the bursty pattern's task size).
+pub fn small_task(seed: usize) -> u64 {
+    let mut x = seed as u64 | 1;
+    for _ in 0..2_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    std::hint::black_box(x)
+}
