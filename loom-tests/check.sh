@@ -4,11 +4,11 @@
 # loom aborts on #[should_panic], so a variant is judged by cargo's exit code.
 #
 #   loom-tests/check.sh            models, then every broken variant
-#   LOOM_MAX_PREEMPTIONS=3 ...     a deeper search (default 2)
+#   LOOM_MAX_PREEMPTIONS=2 ...     a quicker, shallower search (default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}"
+export LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-3}"
 # Debug assertions stay on in --release, so the pool's own invariant checks run too.
 export CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
 models=(cargo test -p rayforce-pool -p rayforce-loom-tests --release --lib --tests --target-dir target/loom)

@@ -1,2 +1,18 @@
 //! rayforce-alloc: a `#[global_allocator]` with CPU-policy-sized arenas on mimalloc v3
-//! heaps. Not yet implemented: the crate is a placeholder in the workspace layout.
+//! first-class heaps.
+//!
+//! An arena is a mimalloc heap (`mi_heap_new`). Each thread is bound to one arena on its
+//! first allocation and allocates from that heap (through its per-thread "theap", which
+//! mimalloc finds in a thread-local cache), so the hot path is mimalloc's own plus one
+//! thread-local compare. Why arenas at all: one heap shared by ~100 threads contends on heap-level locks,
+//! while a heap per thread strands pages and grows resident memory; the count is the trade,
+//! and a CPU policy sizes it.
+
+mod arenas;
+mod binding;
+mod ffi;
+mod ray_alloc;
+mod stats;
+
+pub use ray_alloc::RayAlloc;
+pub use stats::AllocStats;

@@ -1,0 +1,208 @@
+//! `Arenas`: the fixed table of arenas (mimalloc first-class heaps), their limit, and the
+//! choice of arena for a thread. Everything here runs inside the first allocation of a
+//! thread, so nothing here allocates through Rust's allocator.
+
+use crate::ffi::{self, mi_heap_t};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use rayforce_tunables::cpu::{self, CpuPolicy};
+use rayforce_tunables::diagnostic::Diagnostics;
+use rayforce_tunables::registry::MAX_ARENAS as MAX_ARENAS_U64;
+use rayforce_tunables::{Choices, Tunables};
+use std::sync::Mutex;
+
+/// Capacity of the arena table (the largest `rayforce.malloc.arena_max`).
+pub(crate) const MAX_ARENAS: usize = MAX_ARENAS_U64 as usize;
+
+const UNINIT: u8 = 0;
+const INITIALISING: u8 = 1;
+const READY: u8 = 2;
+
+/// One arena: a heap (null until created) and how many live threads are bound to it.
+struct Arena {
+    heap: AtomicPtr<mi_heap_t>,
+    attached: AtomicUsize,
+}
+
+/// What the first allocation decided: read-only once `state` is `READY`.
+#[derive(Clone, Copy)]
+pub(crate) struct Sizing {
+    pub(crate) policy: CpuPolicy,
+    pub(crate) cpu_count: usize,
+    pub(crate) limit: usize,
+    pub(crate) tunables: Tunables,
+}
+
+pub(crate) struct Arenas {
+    /// `UNINIT` -> `INITIALISING` (one thread) -> `READY`.
+    state: AtomicU8,
+    /// # Safety
+    /// Written once, by the thread that moved `state` to `INITIALISING`, before it stores
+    /// `READY` (Release); read only after loading `READY` (Acquire).
+    sizing: UnsafeCell<Option<Sizing>>,
+    /// Serialises binding decisions. `std::sync::Mutex` is a futex on Linux: it never
+    /// allocates and never calls back into the allocator, so holding it inside the
+    /// allocator's slow path is safe; only thread binding and exit take it (rare).
+    bind_lock: Mutex<()>,
+    created: AtomicUsize,
+    arenas: [Arena; MAX_ARENAS],
+}
+
+// SAFETY: `sizing` follows the write-once protocol on its field; the rest is atomics and a
+// mutex.
+unsafe impl Sync for Arenas {}
+
+impl Arenas {
+    pub(crate) const fn new() -> Arenas {
+        #[allow(clippy::declare_interior_mutable_const)] // a template for the array only
+        const EMPTY: Arena = Arena {
+            heap: AtomicPtr::new(core::ptr::null_mut()),
+            attached: AtomicUsize::new(0),
+        };
+        Arenas {
+            state: AtomicU8::new(UNINIT),
+            sizing: UnsafeCell::new(None),
+            bind_lock: Mutex::new(()),
+            created: AtomicUsize::new(0),
+            arenas: [EMPTY; MAX_ARENAS],
+        }
+    }
+
+    /// The sizing, deciding it on first call (allocation-free: the CPU reading and the
+    /// start-up tunables). `None` while another call is deciding it (a re-entrant call from
+    /// the deciding thread, or a racing thread): the caller then uses the main heap once.
+    pub(crate) fn sizing(&self, policy: CpuPolicy) -> Option<Sizing> {
+        // Acquire: pairs with the Release store of READY below.
+        match self.state.load(Ordering::Acquire) {
+            // SAFETY: READY was stored after `sizing` was written (field `# Safety`).
+            READY => return unsafe { *self.sizing.get() },
+            INITIALISING => return None,
+            _ => {}
+        }
+        if self
+            .state
+            .compare_exchange(UNINIT, INITIALISING, Ordering::Acquire, Ordering::Acquire)
+            .is_err()
+        {
+            return self.sizing(policy);
+        }
+        let tunables = Tunables::at_startup(&Choices::new().policy(policy));
+        let counts = cpu::read();
+        let policy = tunables.policy();
+        let cpu_count = counts.count(policy, tunables.quota_cap());
+        let limit = tunables
+            .arena_max()
+            .unwrap_or_else(|| tunables.arenas_per_cpu().saturating_mul(cpu_count))
+            .clamp(1, MAX_ARENAS);
+        let sizing = Sizing {
+            policy,
+            cpu_count,
+            limit,
+            tunables,
+        };
+        // SAFETY: we won the UNINIT -> INITIALISING race, so we are the only writer and no
+        // reader looks before READY.
+        unsafe { *self.sizing.get() = Some(sizing) };
+        // Release: pairs with the Acquire load at the top.
+        self.state.store(READY, Ordering::Release);
+        Some(sizing)
+    }
+
+    /// Binds a thread: an arena whose threads all exited, else a new one under `limit`,
+    /// else the least attached. `Some(index)`; `None` only if mimalloc cannot make a heap.
+    pub(crate) fn attach(&self, limit: usize) -> Option<usize> {
+        let _guard = self.bind_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let created = self.created.load(Ordering::Relaxed);
+        let live = &self.arenas[..created];
+        let index = match live
+            .iter()
+            .position(|a| a.attached.load(Ordering::Relaxed) == 0)
+        {
+            Some(idle) => idle,
+            None if created < limit => self.create(created)?,
+            None => (0..created).min_by_key(|&i| live[i].attached.load(Ordering::Relaxed))?,
+        };
+        self.arenas[index].attached.fetch_add(1, Ordering::Relaxed);
+        Some(index)
+    }
+
+    /// Binds a thread to arena `index % limit`, creating arenas up to it if needed.
+    pub(crate) fn attach_to(&self, index: usize, limit: usize) -> Option<usize> {
+        let index = index % limit;
+        let _guard = self.bind_lock.lock().unwrap_or_else(|p| p.into_inner());
+        while self.created.load(Ordering::Relaxed) <= index {
+            self.create(self.created.load(Ordering::Relaxed))?;
+        }
+        self.arenas[index].attached.fetch_add(1, Ordering::Relaxed);
+        Some(index)
+    }
+
+    /// Creates arena `index` (the next one); call with `bind_lock` held.
+    fn create(&self, index: usize) -> Option<usize> {
+        // SAFETY: mi_heap_new has no preconditions; it allocates inside mimalloc, never
+        // through Rust's global allocator.
+        let heap = unsafe { ffi::mi_heap_new() };
+        if heap.is_null() {
+            return None;
+        }
+        // Release: pairs with the Acquire load in `heap`, for threads that read the heap
+        // of an arena they did not create.
+        self.arenas[index].heap.store(heap, Ordering::Release);
+        self.created.store(index + 1, Ordering::Relaxed);
+        Some(index)
+    }
+
+    /// Arena `index`'s heap (created).
+    pub(crate) fn heap(&self, index: usize) -> *mut mi_heap_t {
+        // Acquire: pairs with the Release store in `create`.
+        self.arenas[index].heap.load(Ordering::Acquire)
+    }
+
+    /// A bound thread exits, or rebinds elsewhere.
+    pub(crate) fn detach(&self, index: usize) {
+        let _guard = self.bind_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.arenas[index].attached.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn created(&self) -> usize {
+        self.created.load(Ordering::Relaxed)
+    }
+
+    /// Threads attached to each created arena.
+    pub(crate) fn attached(&self) -> Vec<usize> {
+        self.arenas[..self.created()]
+            .iter()
+            .map(|a| a.attached.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    /// Whether any live thread is bound here.
+    pub(crate) fn any_attached(&self) -> bool {
+        self.arenas
+            .iter()
+            .any(|a| a.attached.load(Ordering::Relaxed) > 0)
+    }
+
+    /// The diagnostics of the start-up tunables, if sizing happened.
+    pub(crate) fn diagnostics(&self) -> Option<Diagnostics> {
+        // Acquire: pairs with the Release store of READY.
+        (self.state.load(Ordering::Acquire) == READY)
+            // SAFETY: READY implies `sizing` is written and never written again.
+            .then(|| unsafe { *self.sizing.get() })
+            .flatten()
+            .map(|s| *s.tunables.diagnostics())
+    }
+}
+
+impl Drop for Arenas {
+    /// Heaps go back to mimalloc; their live blocks move to the main heap, so memory still
+    /// in use stays valid (`mi_heap_delete`).
+    fn drop(&mut self) {
+        for arena in &self.arenas[..*self.created.get_mut()] {
+            let heap = arena.heap.load(Ordering::Relaxed);
+            // SAFETY: `heap` came from `mi_heap_new` and no thread is bound to it any more
+            // (`RayAlloc`'s drop checks that first).
+            unsafe { ffi::mi_heap_delete(heap) };
+        }
+    }
+}

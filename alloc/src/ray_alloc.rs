@@ -1,0 +1,126 @@
+//! `RayAlloc`: the `GlobalAlloc` over policy-sized mimalloc arenas.
+
+use crate::arenas::Arenas;
+use crate::binding;
+use crate::ffi::{self, mi_heap_t};
+use crate::stats::AllocStats;
+use core::alloc::{GlobalAlloc, Layout};
+use rayforce_tunables::cpu::CpuPolicy;
+
+/// A global allocator on mimalloc v3 whose arena count follows a CPU policy.
+///
+/// ```
+/// use rayforce_alloc::RayAlloc;
+/// use rayforce_tunables::cpu::CpuPolicy;
+/// #[global_allocator]
+/// static ALLOC: RayAlloc = RayAlloc::with_policy(CpuPolicy::Physical);
+/// let v = vec![1u8; 100];
+/// assert_eq!(ALLOC.stats().arenas_created, 1);
+/// ```
+///
+/// Arena limit: `rayforce.malloc.arena_max`, else `arenas_per_cpu x count(policy)`, fixed
+/// on the first allocation. A thread binds on its first allocation (see
+/// [`bind_current_thread`](Self::bind_current_thread) for choosing). An instance must
+/// outlive the threads bound to it: dropping one while a thread is bound aborts the process
+/// (a `static`, the usual home of a global allocator, is never dropped).
+pub struct RayAlloc {
+    policy: CpuPolicy,
+    arenas: Arenas,
+}
+
+impl Default for RayAlloc {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RayAlloc {
+    /// Sized by physical cores.
+    pub const fn new() -> RayAlloc {
+        RayAlloc::with_policy(CpuPolicy::Physical)
+    }
+
+    /// Sized by `policy` (which `rayforce.cpu.policy` in `RAYFORCE_TUNABLES` overrides).
+    pub const fn with_policy(policy: CpuPolicy) -> RayAlloc {
+        RayAlloc {
+            policy,
+            arenas: Arenas::new(),
+        }
+    }
+
+    /// Binds the calling thread to arena `arena % limit` (the pool binds helper k to arena
+    /// k), replacing any binding it had.
+    pub fn bind_current_thread(&self, arena: usize) {
+        if let Some(sizing) = self.arenas.sizing(self.policy) {
+            binding::bind(&self.arenas, || self.arenas.attach_to(arena, sizing.limit));
+        }
+    }
+
+    /// Policy, CPU count, limit, arenas created, threads per arena, diagnostics.
+    pub fn stats(&self) -> AllocStats {
+        AllocStats::of(self.arenas.sizing(self.policy), &self.arenas)
+    }
+
+    /// The heap the calling thread allocates from, binding it first if needed.
+    #[inline(always)]
+    fn heap(&self) -> *mut mi_heap_t {
+        match binding::bound_heap(&self.arenas) {
+            Some(heap) => heap,
+            None => self.bind_slow(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bind_slow(&self) -> *mut mi_heap_t {
+        match self.arenas.sizing(self.policy) {
+            Some(sizing) => binding::bind(&self.arenas, || self.arenas.attach(sizing.limit)),
+            None => ffi::main_heap(),
+        }
+    }
+}
+
+// SAFETY: every block comes from a live mimalloc heap with the requested size and alignment
+// (the `_aligned` calls, as the `mimalloc` crate makes them), or is null on failure;
+// `mi_free` and `mi_heap_realloc_aligned` accept blocks of any heap, from any thread.
+unsafe impl GlobalAlloc for RayAlloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the heap is live; `Layout` guarantees a power-of-two alignment.
+        unsafe { ffi::mi_heap_malloc_aligned(self.heap(), layout.size(), layout.align()).cast() }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as in `alloc`.
+        unsafe { ffi::mi_heap_zalloc_aligned(self.heap(), layout.size(), layout.align()).cast() }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
+        // SAFETY: the caller passes a block this allocator returned, i.e. a mimalloc block.
+        unsafe { ffi::mi_free(ptr.cast()) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` is a mimalloc block of `layout`; the caller guarantees `new_size`
+        // with `layout.align()` is a valid layout.
+        unsafe {
+            ffi::mi_heap_realloc_aligned(self.heap(), ptr.cast(), new_size, layout.align()).cast()
+        }
+    }
+}
+
+impl Drop for RayAlloc {
+    fn drop(&mut self) {
+        if self.arenas.any_attached() {
+            // A bound thread would later detach through a dangling pointer: stop instead.
+            let message =
+                b"rayforce-alloc: RayAlloc dropped while threads are bound to it; aborting\n";
+            // SAFETY: writing a static buffer to stderr.
+            unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
+            std::process::abort();
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! `AllocStats`: what the allocator decided and how threads are spread over its arenas.
+
+use crate::arenas::{Arenas, Sizing};
+use rayforce_tunables::cpu::CpuPolicy;
+use rayforce_tunables::diagnostic::Diagnostics;
+
+/// A snapshot of a [`RayAlloc`](crate::RayAlloc)'s sizing and arenas.
+#[derive(Clone, Debug)]
+pub struct AllocStats {
+    /// The policy in force (the one chosen in code, unless `rayforce.cpu.policy` overrode it).
+    pub policy: CpuPolicy,
+    /// The CPU count under that policy (quota-capped unless `rayforce.cpu.quota=0`).
+    pub cpu_count: usize,
+    /// The arena limit.
+    pub limit: usize,
+    /// Arenas created so far (never above `limit`).
+    pub arenas_created: usize,
+    /// Live threads bound to each created arena.
+    pub threads_per_arena: Vec<usize>,
+    /// What was wrong with `RAYFORCE_TUNABLES` at start-up (defaults were kept).
+    pub diagnostics: Diagnostics,
+}
+
+impl AllocStats {
+    pub(crate) fn of(sizing: Option<Sizing>, arenas: &Arenas) -> AllocStats {
+        let sizing =
+            sizing.expect("sizing is decided by the first call, and stats is not re-entrant");
+        AllocStats {
+            policy: sizing.policy,
+            cpu_count: sizing.cpu_count,
+            limit: sizing.limit,
+            arenas_created: arenas.created(),
+            threads_per_arena: arenas.attached(),
+            diagnostics: arenas.diagnostics().unwrap_or_default(),
+        }
+    }
+}

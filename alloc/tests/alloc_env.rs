@@ -1,0 +1,76 @@
+//! Tunables read by the allocator's first allocation, so each case runs in a child process
+//! started with its `RAYFORCE_TUNABLES`: arena_max=2 with 16 threads stays at 2 arenas; an
+//! invalid string keeps the defaults and its diagnostics can be read afterwards.
+
+mod common;
+
+use common::{child_value, is_child, run_child};
+use rayforce_alloc::RayAlloc;
+
+#[global_allocator]
+static ALLOC: RayAlloc = RayAlloc::new();
+
+/// In the child: 16 threads allocating at once; print the stats.
+fn sixteen_threads_then_report() {
+    let barrier = std::sync::Barrier::new(16);
+    std::thread::scope(|s| {
+        for i in 0..16 {
+            let barrier = &barrier;
+            s.spawn(move || {
+                let v = vec![i as u8; 1000];
+                barrier.wait(); // all 16 are alive and bound at once
+                assert_eq!(v.len(), 1000);
+            });
+        }
+    });
+    let stats = ALLOC.stats();
+    println!("limit={}", stats.limit);
+    println!("arenas={}", stats.arenas_created);
+    println!("diagnostics={}", stats.diagnostics.len());
+    for d in stats.diagnostics.iter() {
+        println!("diagnostic: {d}");
+    }
+}
+
+#[test]
+fn arena_max_2_with_16_threads() {
+    if is_child() {
+        return sixteen_threads_then_report();
+    }
+    let out = run_child(
+        "arena_max_2_with_16_threads",
+        &[("RAYFORCE_TUNABLES", "rayforce.malloc.arena_max=2")],
+    );
+    assert_eq!(child_value(&out, "limit"), "2");
+    let arenas: usize = child_value(&out, "arenas").parse().unwrap();
+    assert!((1..=2).contains(&arenas), "{out}");
+}
+
+#[test]
+fn invalid_tunables_keep_defaults_and_explain() {
+    if is_child() {
+        return sixteen_threads_then_report();
+    }
+    let defaults = run_child("invalid_tunables_keep_defaults_and_explain", &[]);
+    let out = run_child(
+        "invalid_tunables_keep_defaults_and_explain",
+        &[(
+            "RAYFORCE_TUNABLES",
+            "rayforce.malloc.arena_max=0:rayforce.malloc.arenas_per_cpu=lots",
+        )],
+    );
+    assert_eq!(
+        child_value(&out, "limit"),
+        child_value(&defaults, "limit"),
+        "defaults kept"
+    );
+    assert_eq!(child_value(&out, "diagnostics"), "2");
+    assert!(
+        out.contains("0 is below the minimum of rayforce.malloc.arena_max"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not a number for rayforce.malloc.arenas_per_cpu"),
+        "{out}"
+    );
+}
