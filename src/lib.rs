@@ -1,10 +1,15 @@
 //! rayforce-rt: one CPU-count policy (online, schedulable or physical cores) sizes both the
 //! allocator's arenas and the worker pool's width.
 //!
-//! This crate is the facade: it re-exports the CPU reading of [`rayforce_tunables`] and
-//! reports it ([`CpuReport`]), as `rayforce-rt inspect` prints it.
+//! [`Runtime`] is the whole: a `#[global_allocator]` ([`rayforce_alloc::RayAlloc`] over
+//! mimalloc v3 heaps) that owns a [`Pool`] built on first use from the same CPU reading and
+//! tunables. [`Report`] is what `rayforce-rt inspect` prints.
 
 mod report;
+mod runtime;
 
-pub use rayforce_tunables::cpu;
-pub use report::{CpuReport, QuotaReport};
+pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
+pub use rayforce_pool::Pool;
+pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};
+pub use report::{CpuReport, QuotaReport, Report};
+pub use runtime::Runtime;

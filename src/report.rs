@@ -1,6 +1,8 @@
-//! `CpuReport`: what `rayforce-rt inspect` prints, as a table or as JSON.
+//! `Report`: what `rayforce-rt inspect` prints, as a table or as JSON: the CPU counts per
+//! policy with their sources (`CpuReport`), and what they size (arena limit, pool width).
 
 use rayforce_tunables::cpu::{CgroupVersion, Count, CpuCounts, CpuPolicy, QuotaCap};
+use rayforce_tunables::Tunables;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -117,5 +119,62 @@ impl fmt::Display for CpuReport {
             )?,
         }
         write!(f, "chosen policy: {} -> {} CPUs", self.policy, self.count)
+    }
+}
+
+/// The CPU report and what it sizes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Counts, sources, quota, policy.
+    #[serde(flatten)]
+    pub cpu: CpuReport,
+    /// The allocator's arena limit.
+    pub arena_limit: usize,
+    /// The pool's width (`dispatch`), the caller included.
+    pub pool_width: usize,
+    /// The pool's `dispatch_wide` width.
+    pub pool_wide_width: usize,
+}
+
+impl Report {
+    /// The report of `counts` under `tunables`, with the sizes they give.
+    pub fn new(
+        counts: &CpuCounts,
+        tunables: &Tunables,
+        arena_limit: usize,
+        pool_width: usize,
+        pool_wide_width: usize,
+    ) -> Report {
+        Report {
+            cpu: CpuReport::new(counts, tunables.policy(), tunables.quota_cap()),
+            arena_limit,
+            pool_width,
+            pool_wide_width,
+        }
+    }
+
+    /// What `counts`, `tunables` and `policy` would size, without building anything (for a
+    /// reading of another machine, or another policy).
+    pub fn predicted(counts: &CpuCounts, tunables: &Tunables, policy: CpuPolicy) -> Report {
+        let cpu_count = counts.count(policy, tunables.quota_cap());
+        let (width, wide) = rayforce_pool::widths(tunables, policy, counts);
+        Report {
+            cpu: CpuReport::new(counts, policy, tunables.quota_cap()),
+            arena_limit: rayforce_alloc::arena_limit(tunables, cpu_count),
+            pool_width: width,
+            pool_wide_width: wide,
+        }
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.cpu)?;
+        writeln!(f, "arena limit: {}", self.arena_limit)?;
+        write!(
+            f,
+            "pool width: {} (wide: {})",
+            self.pool_width, self.pool_wide_width
+        )
     }
 }

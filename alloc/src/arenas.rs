@@ -5,14 +5,22 @@
 use crate::ffi::{self, mi_heap_t};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
-use rayforce_tunables::cpu::{self, CpuPolicy};
-use rayforce_tunables::diagnostic::Diagnostics;
+use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy};
 use rayforce_tunables::registry::MAX_ARENAS as MAX_ARENAS_U64;
 use rayforce_tunables::{Choices, Tunables};
 use std::sync::Mutex;
 
 /// Capacity of the arena table (the largest `rayforce.malloc.arena_max`).
 pub(crate) const MAX_ARENAS: usize = MAX_ARENAS_U64 as usize;
+
+/// The arena limit: `rayforce.malloc.arena_max`, else `arenas_per_cpu x cpu_count`,
+/// within `1..=MAX_ARENAS`.
+pub fn arena_limit(tunables: &Tunables, cpu_count: usize) -> usize {
+    tunables
+        .arena_max()
+        .unwrap_or_else(|| tunables.arenas_per_cpu().saturating_mul(cpu_count))
+        .clamp(1, MAX_ARENAS)
+}
 
 const UNINIT: u8 = 0;
 const INITIALISING: u8 = 1;
@@ -24,13 +32,19 @@ struct Arena {
     attached: AtomicUsize,
 }
 
-/// What the first allocation decided: read-only once `state` is `READY`.
-#[derive(Clone, Copy)]
-pub(crate) struct Sizing {
-    pub(crate) policy: CpuPolicy,
-    pub(crate) cpu_count: usize,
-    pub(crate) limit: usize,
-    pub(crate) tunables: Tunables,
+/// What the first allocation decided, from one CPU reading and the start-up tunables.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizing {
+    /// The policy in force (chosen in code, unless `rayforce.cpu.policy` overrode it).
+    pub policy: CpuPolicy,
+    /// The CPU reading everything is sized from.
+    pub counts: CpuCounts,
+    /// `counts.count(policy)`, quota-capped unless `rayforce.cpu.quota=0`.
+    pub cpu_count: usize,
+    /// The arena limit.
+    pub limit: usize,
+    /// The tunables as resolved at start-up (defaults, choices, `RAYFORCE_TUNABLES`).
+    pub tunables: Tunables,
 }
 
 pub(crate) struct Arenas {
@@ -71,7 +85,7 @@ impl Arenas {
     /// The sizing, deciding it on first call (allocation-free: the CPU reading and the
     /// start-up tunables). `None` while another call is deciding it (a re-entrant call from
     /// the deciding thread, or a racing thread): the caller then uses the main heap once.
-    pub(crate) fn sizing(&self, policy: CpuPolicy) -> Option<Sizing> {
+    pub(crate) fn sizing(&self, choices: &Choices) -> Option<Sizing> {
         // Acquire: pairs with the Release store of READY below.
         match self.state.load(Ordering::Acquire) {
             // SAFETY: READY was stored after `sizing` was written (field `# Safety`).
@@ -84,18 +98,16 @@ impl Arenas {
             .compare_exchange(UNINIT, INITIALISING, Ordering::Acquire, Ordering::Acquire)
             .is_err()
         {
-            return self.sizing(policy);
+            return self.sizing(choices);
         }
-        let tunables = Tunables::at_startup(&Choices::new().policy(policy));
+        let tunables = Tunables::at_startup(choices);
         let counts = cpu::read();
         let policy = tunables.policy();
         let cpu_count = counts.count(policy, tunables.quota_cap());
-        let limit = tunables
-            .arena_max()
-            .unwrap_or_else(|| tunables.arenas_per_cpu().saturating_mul(cpu_count))
-            .clamp(1, MAX_ARENAS);
+        let limit = arena_limit(&tunables, cpu_count);
         let sizing = Sizing {
             policy,
+            counts,
             cpu_count,
             limit,
             tunables,
@@ -181,16 +193,6 @@ impl Arenas {
         self.arenas
             .iter()
             .any(|a| a.attached.load(Ordering::Relaxed) > 0)
-    }
-
-    /// The diagnostics of the start-up tunables, if sizing happened.
-    pub(crate) fn diagnostics(&self) -> Option<Diagnostics> {
-        // Acquire: pairs with the Release store of READY.
-        (self.state.load(Ordering::Acquire) == READY)
-            // SAFETY: READY implies `sizing` is written and never written again.
-            .then(|| unsafe { *self.sizing.get() })
-            .flatten()
-            .map(|s| *s.tunables.diagnostics())
     }
 }
 

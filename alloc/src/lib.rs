@@ -14,5 +14,6 @@ mod ffi;
 mod ray_alloc;
 mod stats;
 
+pub use arenas::{arena_limit, Sizing};
 pub use ray_alloc::RayAlloc;
 pub use stats::AllocStats;

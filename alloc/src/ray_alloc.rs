@@ -1,11 +1,12 @@
 //! `RayAlloc`: the `GlobalAlloc` over policy-sized mimalloc arenas.
 
-use crate::arenas::Arenas;
+use crate::arenas::{Arenas, Sizing};
 use crate::binding;
 use crate::ffi::{self, mi_heap_t};
 use crate::stats::AllocStats;
 use core::alloc::{GlobalAlloc, Layout};
 use rayforce_tunables::cpu::CpuPolicy;
+use rayforce_tunables::Choices;
 
 /// A global allocator on mimalloc v3 whose arena count follows a CPU policy.
 ///
@@ -24,7 +25,7 @@ use rayforce_tunables::cpu::CpuPolicy;
 /// outlive the threads bound to it: dropping one while a thread is bound aborts the process
 /// (a `static`, the usual home of a global allocator, is never dropped).
 pub struct RayAlloc {
-    policy: CpuPolicy,
+    choices: Choices,
     arenas: Arenas,
 }
 
@@ -42,8 +43,14 @@ impl RayAlloc {
 
     /// Sized by `policy` (which `rayforce.cpu.policy` in `RAYFORCE_TUNABLES` overrides).
     pub const fn with_policy(policy: CpuPolicy) -> RayAlloc {
+        RayAlloc::with_choices(Choices::new().policy(policy))
+    }
+
+    /// Sized by what the program chose in code (policy, `arena_max`, `arenas_per_cpu`,
+    /// whether the environment is read), below `RAYFORCE_TUNABLES` as always.
+    pub const fn with_choices(choices: Choices) -> RayAlloc {
         RayAlloc {
-            policy,
+            choices,
             arenas: Arenas::new(),
         }
     }
@@ -51,14 +58,26 @@ impl RayAlloc {
     /// Binds the calling thread to arena `arena % limit` (the pool binds helper k to arena
     /// k), replacing any binding it had.
     pub fn bind_current_thread(&self, arena: usize) {
-        if let Some(sizing) = self.arenas.sizing(self.policy) {
+        if let Some(sizing) = self.arenas.sizing(&self.choices) {
             binding::bind(&self.arenas, || self.arenas.attach_to(arena, sizing.limit));
+        }
+    }
+
+    /// What the first allocation decided (deciding it now if nothing was allocated yet).
+    pub fn sizing(&self) -> Sizing {
+        loop {
+            if let Some(sizing) = self.arenas.sizing(&self.choices) {
+                return sizing;
+            }
+            // Another thread is deciding it, which takes microseconds and calls nothing
+            // that could come back here.
+            std::hint::spin_loop();
         }
     }
 
     /// Policy, CPU count, limit, arenas created, threads per arena, diagnostics.
     pub fn stats(&self) -> AllocStats {
-        AllocStats::of(self.arenas.sizing(self.policy), &self.arenas)
+        AllocStats::of(&self.sizing(), &self.arenas)
     }
 
     /// The heap the calling thread allocates from, binding it first if needed.
@@ -73,7 +92,7 @@ impl RayAlloc {
     #[cold]
     #[inline(never)]
     fn bind_slow(&self) -> *mut mi_heap_t {
-        match self.arenas.sizing(self.policy) {
+        match self.arenas.sizing(&self.choices) {
             Some(sizing) => binding::bind(&self.arenas, || self.arenas.attach(sizing.limit)),
             None => ffi::main_heap(),
         }

@@ -22,16 +22,14 @@ pub struct AllocStats {
 }
 
 impl AllocStats {
-    pub(crate) fn of(sizing: Option<Sizing>, arenas: &Arenas) -> AllocStats {
-        let sizing =
-            sizing.expect("sizing is decided by the first call, and stats is not re-entrant");
+    pub(crate) fn of(sizing: &Sizing, arenas: &Arenas) -> AllocStats {
         AllocStats {
             policy: sizing.policy,
             cpu_count: sizing.cpu_count,
             limit: sizing.limit,
             arenas_created: arenas.created(),
             threads_per_arena: arenas.attached(),
-            diagnostics: arenas.diagnostics().unwrap_or_default(),
+            diagnostics: *sizing.tunables.diagnostics(),
         }
     }
 }

@@ -43,6 +43,24 @@ pub struct PoolBuilder {
     on_start: Option<ThreadStart>,
 }
 
+/// The widths a pool gets from tunables and a CPU reading: (`dispatch` width, `dispatch_wide`
+/// width). Width: `rayforce.pool.workers`, else the policy's count (quota-capped unless
+/// `rayforce.cpu.quota=0`); wide: the schedulable count when `rayforce.pool.wide` is on,
+/// never below the width.
+pub fn widths(tunables: &Tunables, policy: CpuPolicy, counts: &CpuCounts) -> (usize, usize) {
+    let cap = tunables.quota_cap();
+    let width = tunables
+        .workers()
+        .unwrap_or_else(|| counts.count(policy, cap))
+        .max(1);
+    let wide = if tunables.wide() {
+        counts.count(CpuPolicy::Schedulable, cap).max(width)
+    } else {
+        width
+    };
+    (width, wide)
+}
+
 impl Pool {
     /// A builder with nothing set.
     pub fn builder() -> PoolBuilder {
@@ -100,16 +118,16 @@ impl PoolBuilder {
             .tunables
             .unwrap_or_else(|| Tunables::from_choices(&Choices::new()));
         let policy = self.policy.unwrap_or_else(|| tunables.policy());
-        let cap = tunables.quota_cap();
-        let counts = || self.counts.unwrap_or_else(cpu::read);
-        let width = match self.workers.or_else(|| tunables.workers()) {
+        // Read the machine only if a width is left to it.
+        let auto = || widths(&tunables, policy, &self.counts.unwrap_or_else(cpu::read));
+        let width = match self.workers {
             Some(0) => return Err(BuildError::ZeroWorkers),
             Some(n) => n,
-            None => counts().count(policy, cap),
+            None => auto().0,
         };
         let wide_width = match self.wide_workers {
             Some(n) => n.max(width),
-            None if tunables.wide() => counts().count(CpuPolicy::Schedulable, cap).max(width),
+            None if tunables.wide() => auto().1.max(width),
             None => width,
         };
         let spin_count = self.spin_count.unwrap_or_else(|| tunables.spin_count());

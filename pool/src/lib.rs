@@ -17,7 +17,7 @@ mod worker;
 #[cfg(all(test, rayforce_loom))]
 mod tests;
 
-pub use builder::{BuildError, PoolBuilder};
+pub use builder::{widths, BuildError, PoolBuilder};
 pub use pool::Pool;
 pub use signal::SignalState;
 pub use stats::Stats;

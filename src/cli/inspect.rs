@@ -1,8 +1,9 @@
-//! `rayforce-rt inspect`: the counts per policy, their sources and fallbacks, the quota.
+//! `rayforce-rt inspect`: the counts per policy, their sources and fallbacks, the quota, and
+//! the arena limit and pool width they give.
 
 use super::Failure;
-use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, QuotaCap, SysRoot};
-use rayforce_rt::CpuReport;
+use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, SysRoot};
+use rayforce_rt::{Choices, Report, Runtime, Tunables};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -14,9 +15,9 @@ pub(crate) struct Args {
     /// The affinity, in kernel list syntax (0-3,8), instead of this process's.
     #[arg(long, value_name = "LIST", value_parser = parse_cpu_list)]
     cpus: Option<Box<CpuSet>>,
-    /// The policy whose count is chosen.
-    #[arg(long, value_name = "POLICY", default_value = "physical")]
-    policy: CpuPolicy,
+    /// The policy whose count is chosen (default: rayforce.cpu.policy, physical).
+    #[arg(long, value_name = "POLICY")]
+    policy: Option<CpuPolicy>,
     /// One JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -30,7 +31,7 @@ fn parse_cpu_list(list: &str) -> Result<Box<CpuSet>, String> {
     Ok(Box::new(set))
 }
 
-pub(crate) fn run(args: &Args) -> Result<(), Failure> {
+pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
     if let Some(dir) = &args.sysfs_root {
         let cpu_dir = dir.join("sys/devices/system/cpu");
         if !dir.is_dir() {
@@ -55,15 +56,24 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         (None, Some(_)) => Affinity::AllOnline,
         (None, None) => Affinity::Process,
     };
-    let counts = cpu::read_at(root, affinity);
-    if let Some(set) = &args.cpus {
-        if counts.schedulable.fallback {
-            return Err(Failure(format!(
-                "--cpus {set}: none of these CPUs is online (expected CPUs from the online list)"
-            )));
+    let report = if args.sysfs_root.is_none() && args.cpus.is_none() && args.policy.is_none() {
+        runtime.report() // this process, as its own Runtime sized it
+    } else {
+        let counts = cpu::read_at(root, affinity);
+        if let Some(set) = &args.cpus {
+            if counts.schedulable.fallback {
+                return Err(Failure(format!(
+                    "--cpus {set}: none of these CPUs is online (expected CPUs from the online list)"
+                )));
+            }
         }
-    }
-    let report = CpuReport::new(&counts, args.policy, QuotaCap::Apply);
+        let tunables = Tunables::resolve(&Choices::new());
+        Report::predicted(
+            &counts,
+            &tunables,
+            args.policy.unwrap_or_else(|| tunables.policy()),
+        )
+    };
     if args.json {
         let json = serde_json::to_string(&report).map_err(|e| Failure(e.to_string()))?;
         println!("{json}");

@@ -1,9 +1,12 @@
 //! Argument parsing and dispatch; every error is one line on stderr and exit code 2.
 
+mod compare;
 mod inspect;
 mod tunables;
+mod workloads;
 
 use clap::{Parser, Subcommand};
+use rayforce_rt::Runtime;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -21,13 +24,15 @@ enum Command {
     Inspect(inspect::Args),
     /// List every tunable (value, default, range, source) and every diagnostic about them.
     Tunables(tunables::Args),
+    /// Run a built-in data-parallel workload under each policy, side by side.
+    Compare(compare::Args),
 }
 
 /// A failure to report: one line, exit code 2.
 pub(crate) struct Failure(pub String);
 
 /// Parses `args` and runs the command.
-pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+pub(crate) fn run(args: impl IntoIterator<Item = OsString>, runtime: &'static Runtime) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => {
@@ -43,8 +48,9 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Inspect(args) => inspect::run(&args),
+        Command::Inspect(args) => inspect::run(&args, runtime),
         Command::Tunables(args) => tunables::run(&args),
+        Command::Compare(args) => compare::run(&args, runtime),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

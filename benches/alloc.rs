@@ -1,0 +1,361 @@
+//! RayAlloc against raw mimalloc (`mimalloc::MiMalloc`), the system allocator (glibc) and
+//! jemalloc (`tikv-jemallocator`), each called as a `GlobalAlloc` value, in one run:
+//! larson-like server churn, xmalloc-like producer/consumer, cache-thrash, glibc-thread-like
+//! random sizes, at 1 and 2 threads (spawned before timing). Then the arena-count sweep:
+//! throughput by arena limit and thread count, and resident memory after thread churn, each
+//! churn in a child process of this binary (resident memory is per process).
+//! Results: BENCHMARKS.md.
+#![allow(missing_docs)] // criterion's macros generate undocumented items
+
+use criterion::{BenchmarkId, Criterion};
+use rayforce_alloc::RayAlloc;
+use rayforce_tunables::registry::Id;
+use rayforce_tunables::{Choices, Environment};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+static RAY: RayAlloc = RayAlloc::new();
+static MIMALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static JEMALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// Arena limits of the sweep; `usize::MAX` stands for one per thread.
+const SWEEP_LIMITS: [usize; 5] = [1, 2, 4, 0, usize::MAX];
+const SWEEP_THREADS: [usize; 3] = [2, 4, 8];
+
+/// The sweep's allocators: arena_max 1, 2, 4; one per CPU (the policy's count); one per
+/// thread (8 arenas for at most 8 threads).
+static SWEEP: [RayAlloc; 5] = [
+    RayAlloc::with_choices(
+        Choices::new()
+            .environment(Environment::Ignore)
+            .set(Id::ArenaMax, 1),
+    ),
+    RayAlloc::with_choices(
+        Choices::new()
+            .environment(Environment::Ignore)
+            .set(Id::ArenaMax, 2),
+    ),
+    RayAlloc::with_choices(
+        Choices::new()
+            .environment(Environment::Ignore)
+            .set(Id::ArenaMax, 4),
+    ),
+    RayAlloc::with_choices(
+        Choices::new()
+            .environment(Environment::Ignore)
+            .set(Id::ArenasPerCpu, 1),
+    ),
+    RayAlloc::with_choices(
+        Choices::new()
+            .environment(Environment::Ignore)
+            .set(Id::ArenaMax, 8),
+    ),
+];
+
+/// A small, fast, fixed-seed generator (xorshift64*), so every allocator sees the same sizes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> usize {
+        (self.next() % n) as usize
+    }
+}
+
+fn layout(size: usize) -> Layout {
+    Layout::from_size_align(size.max(1), 8).unwrap()
+}
+
+/// One thread's share of a workload: thread `t` of `threads`, `ops` operations with
+/// allocator `a`; `together` is a barrier of all the workload's threads.
+type Work<A> = fn(a: &'static A, t: usize, threads: usize, ops: u64, together: &Barrier);
+
+/// Runs `work` on `threads` threads, spawned before timing; returns the wall time from the
+/// release of all threads to the last one finishing.
+fn timed<A: GlobalAlloc + Sync>(
+    a: &'static A,
+    threads: usize,
+    ops: u64,
+    work: Work<A>,
+) -> Duration {
+    let start = Arc::new(Barrier::new(threads + 1));
+    let together = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (start, together) = (Arc::clone(&start), Arc::clone(&together));
+            std::thread::spawn(move || {
+                start.wait();
+                work(a, t, threads, ops, &together);
+            })
+        })
+        .collect();
+    start.wait();
+    let began = Instant::now();
+    handles.into_iter().for_each(|h| h.join().unwrap());
+    began.elapsed()
+}
+
+/// larson-like: a working set of 1000 blocks of 16..1024 B; each op frees a random one and
+/// allocates a new random size in its place.
+fn larson<A: GlobalAlloc>(a: &'static A, t: usize, _: usize, ops: u64, _: &Barrier) {
+    let mut rng = Rng(0x9e37_79b9 + t as u64);
+    let mut slots: Vec<(*mut u8, usize)> = (0..1000)
+        .map(|_| {
+            let size = 16 + rng.below(1009);
+            // SAFETY: non-zero size.
+            (unsafe { a.alloc(layout(size)) }, size)
+        })
+        .collect();
+    for _ in 0..ops {
+        let i = rng.below(1000);
+        let size = 16 + rng.below(1009);
+        // SAFETY: each slot holds a live block of its recorded size.
+        unsafe {
+            a.dealloc(slots[i].0, layout(slots[i].1));
+            let p = a.alloc(layout(size));
+            p.write(1);
+            slots[i] = (p, size);
+        }
+    }
+    for (p, size) in slots {
+        // SAFETY: live blocks of their recorded sizes.
+        unsafe { a.dealloc(p, layout(size)) };
+    }
+}
+
+/// xmalloc-like: thread 0 allocates batches of 64 B blocks that thread 1 frees, in lock
+/// step (a single thread frees its own batches).
+fn xmalloc<A: GlobalAlloc>(a: &'static A, t: usize, threads: usize, ops: u64, together: &Barrier) {
+    use std::sync::Mutex;
+    static HANDOFF: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    const BATCH: u64 = 256;
+    let solo = threads == 1;
+    for _ in 0..ops / BATCH {
+        if t % 2 == 0 {
+            let batch: Vec<usize> = (0..BATCH)
+                // SAFETY: non-zero size; freed below or by the consumer.
+                .map(|_| unsafe { a.alloc(layout(64)) } as usize)
+                .collect();
+            if solo {
+                // SAFETY: blocks just allocated with this layout.
+                batch
+                    .into_iter()
+                    .for_each(|p| unsafe { a.dealloc(p as *mut u8, layout(64)) });
+            } else {
+                HANDOFF.lock().unwrap().extend(batch);
+            }
+        } else {
+            let batch: Vec<usize> = std::mem::take(&mut *HANDOFF.lock().unwrap());
+            // SAFETY: blocks the producer allocated with this layout, freed once.
+            batch
+                .into_iter()
+                .for_each(|p| unsafe { a.dealloc(p as *mut u8, layout(64)) });
+        }
+        if !solo {
+            together.wait();
+        }
+    }
+    let rest: Vec<usize> = std::mem::take(&mut *HANDOFF.lock().unwrap());
+    // SAFETY: as above.
+    rest.into_iter()
+        .for_each(|p| unsafe { a.dealloc(p as *mut u8, layout(64)) });
+}
+
+/// cache-thrash: each op allocates an 8 B block, writes it 100 times, frees it; blocks of
+/// different threads must not share cache lines.
+fn cache_thrash<A: GlobalAlloc>(a: &'static A, _: usize, _: usize, ops: u64, _: &Barrier) {
+    for _ in 0..ops {
+        // SAFETY: non-zero size, freed at once.
+        unsafe {
+            let p = a.alloc(layout(8));
+            for k in 0..100u8 {
+                std::ptr::write_volatile(p, k);
+            }
+            a.dealloc(p, layout(8));
+        }
+    }
+}
+
+/// glibc bench-malloc-thread-like: a working set of 4000 blocks, sizes mostly small with a
+/// tail to 32 KiB.
+fn glibc_thread<A: GlobalAlloc>(a: &'static A, t: usize, _: usize, ops: u64, _: &Barrier) {
+    let mut rng = Rng(0x5eed + t as u64);
+    let size_of = |rng: &mut Rng| match rng.below(100) {
+        0..=79 => 1 + rng.below(128),
+        80..=97 => 129 + rng.below(4096),
+        _ => 4225 + rng.below(28_000),
+    };
+    let mut slots: Vec<(*mut u8, usize)> = vec![(std::ptr::null_mut(), 0); 4000];
+    for _ in 0..ops {
+        let i = rng.below(4000);
+        let size = size_of(&mut rng);
+        // SAFETY: a slot is null or holds a live block of its recorded size.
+        unsafe {
+            if !slots[i].0.is_null() {
+                a.dealloc(slots[i].0, layout(slots[i].1));
+            }
+            slots[i] = (a.alloc(layout(size)), size);
+        }
+    }
+    for (p, size) in slots.into_iter().filter(|(p, _)| !p.is_null()) {
+        // SAFETY: live blocks of their recorded sizes.
+        unsafe { a.dealloc(p, layout(size)) };
+    }
+}
+
+macro_rules! each_allocator {
+    ($group:expr, $name:expr, $threads:expr, $work:ident) => {{
+        let threads = $threads;
+        $group.bench_function(
+            BenchmarkId::new(format!("rayalloc/{}", $name), threads),
+            |b| b.iter_custom(|ops| timed(&RAY, threads, ops, $work)),
+        );
+        $group.bench_function(
+            BenchmarkId::new(format!("mimalloc/{}", $name), threads),
+            |b| b.iter_custom(|ops| timed(&MIMALLOC, threads, ops, $work)),
+        );
+        $group.bench_function(
+            BenchmarkId::new(format!("system/{}", $name), threads),
+            |b| b.iter_custom(|ops| timed(&System, threads, ops, $work)),
+        );
+        $group.bench_function(
+            BenchmarkId::new(format!("jemalloc/{}", $name), threads),
+            |b| b.iter_custom(|ops| timed(&JEMALLOC, threads, ops, $work)),
+        );
+    }};
+}
+
+fn workloads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("alloc");
+    group
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for threads in [1, 2] {
+        each_allocator!(group, "larson", threads, larson);
+        each_allocator!(group, "xmalloc", threads, xmalloc);
+        each_allocator!(group, "cache_thrash", threads, cache_thrash);
+        each_allocator!(group, "glibc_thread", threads, glibc_thread);
+    }
+    group.finish();
+}
+
+fn sweep_throughput(c: &mut Criterion) {
+    let mut group = c.benchmark_group("arena_sweep");
+    group
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for threads in SWEEP_THREADS {
+        for (label, alloc) in sweep_configs() {
+            group.bench_function(BenchmarkId::new(label, threads), |b| {
+                b.iter_custom(|ops| timed(alloc, threads, ops, larson))
+            });
+        }
+    }
+    group.finish();
+}
+
+/// (label, allocator) for each arena limit at `threads` threads.
+fn sweep_configs() -> Vec<(String, &'static RayAlloc)> {
+    SWEEP_LIMITS
+        .iter()
+        .map(|&limit| match limit {
+            0 => ("per_cpu".to_owned(), &SWEEP[3]),
+            usize::MAX => ("per_thread".to_owned(), &SWEEP[4]),
+            n => (
+                format!("arenas_{n}"),
+                &SWEEP[[1, 2, 4].iter().position(|&l| l == n).unwrap()],
+            ),
+        })
+        .collect()
+}
+
+/// Child: 40 waves of `threads` short-lived threads (1% of objects outlive them) on a
+/// RayAlloc sized by RAYFORCE_TUNABLES; prints resident bytes and the arena count.
+fn churn_child(threads: usize) {
+    static CHURN: RayAlloc = RayAlloc::new();
+    let survivors = std::sync::Mutex::new(Vec::new());
+    for wave in 0..40 {
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                let survivors = &survivors;
+                s.spawn(move || {
+                    let mut rng = Rng((wave * 1000 + t) as u64 + 1);
+                    let mut kept = Vec::new();
+                    for i in 0..2000 {
+                        let size = 16 + rng.below(4000);
+                        // SAFETY: non-zero size; freed at once or kept (leaked on purpose).
+                        unsafe {
+                            let p = CHURN.alloc(layout(size));
+                            p.write(1);
+                            if i % 100 == 0 {
+                                kept.push(p as usize);
+                            } else {
+                                CHURN.dealloc(p, layout(size));
+                            }
+                        }
+                    }
+                    survivors.lock().unwrap().extend(kept);
+                });
+            }
+        });
+    }
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    println!(
+        "resident_kib={} arenas={}",
+        pages * 4,
+        CHURN.stats().arenas_created
+    );
+}
+
+/// Resident memory after churn for each arena limit and thread count, median of 3 runs.
+fn sweep_resident() {
+    println!("\narena_sweep resident memory after churn (median of 3 child processes):");
+    for threads in [8, 64] {
+        for (label, arena_max) in [("1", "1"), ("2", "2"), ("4", "4"), ("per_thread", "1024")] {
+            let mut samples: Vec<usize> = (0..3)
+                .map(|_| {
+                    let out = std::process::Command::new(std::env::current_exe().unwrap())
+                        .env("RAYFORCE_ALLOC_BENCH_CHURN", threads.to_string())
+                        .env(
+                            "RAYFORCE_TUNABLES",
+                            format!("rayforce.malloc.arena_max={arena_max}"),
+                        )
+                        .output()
+                        .unwrap();
+                    let text = String::from_utf8_lossy(&out.stdout);
+                    let kib = text
+                        .split("resident_kib=")
+                        .nth(1)
+                        .and_then(|r| r.split_whitespace().next());
+                    kib.and_then(|k| k.parse().ok())
+                        .unwrap_or_else(|| panic!("child said: {text}"))
+                })
+                .collect();
+            samples.sort_unstable();
+            println!("arena_sweep/resident/{label}/{threads}: {} KiB", samples[1]);
+        }
+    }
+}
+
+fn main() {
+    if let Ok(threads) = std::env::var("RAYFORCE_ALLOC_BENCH_CHURN") {
+        return churn_child(threads.parse().unwrap());
+    }
+    // A criterion filter (the first free argument) also selects the resident-memory sweep.
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let mut c = Criterion::default().configure_from_args();
+    workloads(&mut c);
+    sweep_throughput(&mut c);
+    c.final_summary();
+    if filter.is_none_or(|f| "arena_sweep/resident".contains(&f)) {
+        sweep_resident();
+    }
+}

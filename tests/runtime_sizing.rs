@@ -1,0 +1,103 @@
+//! The Runtime as the global allocator: pool width and arena limit come from one CPU
+//! reading, and `RAYFORCE_TUNABLES` changes both. The environment is read by the first
+//! allocation, so each case runs in a child process of this binary.
+#![cfg(target_os = "linux")]
+
+use rayforce_rt::cpu::CpuPolicy;
+use rayforce_rt::Runtime;
+use std::process::Command;
+
+#[global_allocator]
+static RT: Runtime = Runtime::new(CpuPolicy::Physical);
+
+const CHILD: &str = "RAYFORCE_RUNTIME_TEST_CHILD";
+
+/// In the child: print the sizes, one `key=value` per line.
+fn report_sizes() {
+    let sizing = RT.sizing();
+    let pool = RT.pool();
+    pool.dispatch(4, |_| {
+        std::hint::black_box(vec![0u8; 64]);
+    });
+    println!("\npolicy={}", sizing.policy);
+    println!("cpu_count={}", sizing.cpu_count);
+    println!("arena_limit={}", sizing.limit);
+    println!("pool_width={}", pool.width());
+    println!("report_pool_width={}", RT.report().pool_width);
+    println!("physical={}", sizing.counts.physical.value);
+    println!("online={}", sizing.counts.online.value);
+}
+
+/// Runs `report_sizes` in a child with `tunables` (or none) and returns its key=value map.
+fn sizes(tunables: Option<&str>) -> std::collections::HashMap<String, String> {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        "sizes_come_from_one_reading_and_the_string",
+        "--nocapture",
+    ])
+    .env(CHILD, "1");
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("RAYFORCE_") && key != CHILD {
+            cmd.env_remove(key);
+        }
+    }
+    if let Some(t) = tunables {
+        cmd.env("RAYFORCE_TUNABLES", t);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect()
+}
+
+#[test]
+fn sizes_come_from_one_reading_and_the_string() {
+    if std::env::var_os(CHILD).is_some() {
+        return report_sizes();
+    }
+    let plain = sizes(None);
+    assert_eq!(plain["policy"], "physical");
+    assert_eq!(
+        plain["pool_width"], plain["cpu_count"],
+        "pool width = the policy's count"
+    );
+    assert_eq!(
+        plain["arena_limit"], plain["cpu_count"],
+        "arena limit = 1 per CPU x the same count"
+    );
+    assert_eq!(plain["report_pool_width"], plain["pool_width"]);
+
+    let tuned = sizes(Some(
+        "rayforce.cpu.policy=online:rayforce.malloc.arenas_per_cpu=3",
+    ));
+    assert_eq!(tuned["policy"], "online");
+    assert_eq!(tuned["cpu_count"], tuned["online"]);
+    assert_eq!(
+        tuned["pool_width"], tuned["online"],
+        "the string changed the pool"
+    );
+    let online: usize = tuned["online"].parse().unwrap();
+    assert_eq!(
+        tuned["arena_limit"],
+        (3 * online).to_string(),
+        "and the arenas"
+    );
+
+    let explicit = sizes(Some("rayforce.pool.workers=3:rayforce.malloc.arena_max=5"));
+    assert_eq!(
+        (
+            explicit["pool_width"].as_str(),
+            explicit["arena_limit"].as_str()
+        ),
+        ("3", "5")
+    );
+}
