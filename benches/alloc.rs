@@ -1,10 +1,10 @@
 //! RayAlloc against raw mimalloc (`mimalloc::MiMalloc`), the system allocator (glibc) and
 //! jemalloc (`tikv-jemallocator`), each called as a `GlobalAlloc` value, in one run:
 //! larson-like server churn, xmalloc-like producer/consumer, cache-thrash, glibc-thread-like
-//! random sizes, at 1 and 2 threads (spawned before timing). Then the arena-count sweep:
-//! throughput by arena limit and thread count, and resident memory after thread churn, each
-//! churn in a child process of this binary (resident memory is per process).
-//! Results: BENCHMARKS.md.
+//! random sizes, at 1 and 2 threads (spawned before timing; time per operation). Then the
+//! arena-count sweep (throughput by arena limit and thread count), and resident memory after
+//! thread churn for every allocator and arena limit, each churn in a child process of this
+//! binary (resident memory is per process). Results: BENCHMARKS.md.
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 use criterion::{BenchmarkId, Criterion};
@@ -130,42 +130,52 @@ fn larson<A: GlobalAlloc>(a: &'static A, t: usize, _: usize, ops: u64, _: &Barri
     }
 }
 
-/// xmalloc-like: thread 0 allocates batches of 64 B blocks that thread 1 frees, in lock
-/// step (a single thread frees its own batches).
-fn xmalloc<A: GlobalAlloc>(a: &'static A, t: usize, threads: usize, ops: u64, together: &Barrier) {
+/// xmalloc-like: thread 0 allocates batches of 64 B blocks and hands them over a bounded
+/// queue to thread 1, which frees them (a single thread frees its own batches).
+fn xmalloc<A: GlobalAlloc>(a: &'static A, t: usize, threads: usize, ops: u64, _: &Barrier) {
     use std::sync::Mutex;
-    static HANDOFF: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    static QUEUE: Mutex<Vec<Vec<usize>>> = Mutex::new(Vec::new());
     const BATCH: u64 = 256;
-    let solo = threads == 1;
-    for _ in 0..ops / BATCH {
-        if t % 2 == 0 {
-            let batch: Vec<usize> = (0..BATCH)
-                // SAFETY: non-zero size; freed below or by the consumer.
-                .map(|_| unsafe { a.alloc(layout(64)) } as usize)
-                .collect();
-            if solo {
-                // SAFETY: blocks just allocated with this layout.
-                batch
-                    .into_iter()
-                    .for_each(|p| unsafe { a.dealloc(p as *mut u8, layout(64)) });
-            } else {
-                HANDOFF.lock().unwrap().extend(batch);
+    const QUEUE_BOUND: usize = 8;
+    let batches = (ops / BATCH).max(1);
+    let free = |batch: Vec<usize>| {
+        // SAFETY: blocks allocated below with this layout, each freed once.
+        batch
+            .into_iter()
+            .for_each(|p| unsafe { a.dealloc(p as *mut u8, layout(64)) });
+    };
+    if t % 2 == 1 {
+        let mut freed = 0;
+        while freed < batches {
+            match QUEUE.lock().unwrap().pop() {
+                Some(batch) => {
+                    free(batch);
+                    freed += 1;
+                }
+                None => std::thread::yield_now(),
             }
-        } else {
-            let batch: Vec<usize> = std::mem::take(&mut *HANDOFF.lock().unwrap());
-            // SAFETY: blocks the producer allocated with this layout, freed once.
-            batch
-                .into_iter()
-                .for_each(|p| unsafe { a.dealloc(p as *mut u8, layout(64)) });
         }
-        if !solo {
-            together.wait();
+        return;
+    }
+    for _ in 0..batches {
+        // SAFETY: non-zero size; freed by `free`.
+        let mut batch: Vec<usize> = (0..BATCH)
+            .map(|_| unsafe { a.alloc(layout(64)) } as usize)
+            .collect();
+        if threads == 1 {
+            free(batch);
+            continue;
+        }
+        loop {
+            let mut queue = QUEUE.lock().unwrap();
+            if queue.len() < QUEUE_BOUND {
+                queue.push(std::mem::take(&mut batch));
+                break;
+            }
+            drop(queue);
+            std::thread::yield_now();
         }
     }
-    let rest: Vec<usize> = std::mem::take(&mut *HANDOFF.lock().unwrap());
-    // SAFETY: as above.
-    rest.into_iter()
-        .for_each(|p| unsafe { a.dealloc(p as *mut u8, layout(64)) });
 }
 
 /// cache-thrash: each op allocates an 8 B block, writes it 100 times, frees it; blocks of
@@ -276,10 +286,9 @@ fn sweep_configs() -> Vec<(String, &'static RayAlloc)> {
         .collect()
 }
 
-/// Child: 40 waves of `threads` short-lived threads (1% of objects outlive them) on a
-/// RayAlloc sized by RAYFORCE_TUNABLES; prints resident bytes and the arena count.
-fn churn_child(threads: usize) {
-    static CHURN: RayAlloc = RayAlloc::new();
+/// Child: 40 waves of `threads` short-lived threads (1% of objects outlive them) on
+/// allocator `a`; prints resident KiB.
+fn churn_child<A: GlobalAlloc + Sync>(a: &'static A, threads: usize) {
     let survivors = std::sync::Mutex::new(Vec::new());
     for wave in 0..40 {
         std::thread::scope(|s| {
@@ -292,12 +301,12 @@ fn churn_child(threads: usize) {
                         let size = 16 + rng.below(4000);
                         // SAFETY: non-zero size; freed at once or kept (leaked on purpose).
                         unsafe {
-                            let p = CHURN.alloc(layout(size));
+                            let p = a.alloc(layout(size));
                             p.write(1);
                             if i % 100 == 0 {
                                 kept.push(p as usize);
                             } else {
-                                CHURN.dealloc(p, layout(size));
+                                a.dealloc(p, layout(size));
                             }
                         }
                     }
@@ -308,54 +317,72 @@ fn churn_child(threads: usize) {
     }
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
     let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
-    println!(
-        "resident_kib={} arenas={}",
-        pages * 4,
-        CHURN.stats().arenas_created
-    );
+    println!("resident_kib={}", pages * 4);
 }
 
-/// Resident memory after churn for each arena limit and thread count, median of 3 runs.
-fn sweep_resident() {
-    println!("\narena_sweep resident memory after churn (median of 3 child processes):");
+/// Median resident KiB of 3 child processes churning with `allocator` (RayAlloc sized by
+/// `tunables`, when given).
+fn resident_after_churn(allocator: &str, threads: usize, tunables: &str) -> usize {
+    let mut samples: Vec<usize> = (0..3)
+        .map(|_| {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .env(
+                    "RAYFORCE_ALLOC_BENCH_CHURN",
+                    format!("{allocator}:{threads}"),
+                )
+                .env("RAYFORCE_TUNABLES", tunables)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            let kib = text
+                .split("resident_kib=")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next());
+            kib.and_then(|k| k.parse().ok())
+                .unwrap_or_else(|| panic!("child said: {text}"))
+        })
+        .collect();
+    samples.sort_unstable();
+    samples[1]
+}
+
+/// Resident memory after thread churn: the four allocators, then RayAlloc by arena limit.
+fn resident() {
+    println!("\nresident memory after churn, KiB (median of 3 child processes):");
     for threads in [8, 64] {
+        for allocator in ["rayalloc", "mimalloc", "system", "jemalloc"] {
+            let kib = resident_after_churn(allocator, threads, "");
+            println!("resident/{allocator}/{threads}: {kib}");
+        }
         for (label, arena_max) in [("1", "1"), ("2", "2"), ("4", "4"), ("per_thread", "1024")] {
-            let mut samples: Vec<usize> = (0..3)
-                .map(|_| {
-                    let out = std::process::Command::new(std::env::current_exe().unwrap())
-                        .env("RAYFORCE_ALLOC_BENCH_CHURN", threads.to_string())
-                        .env(
-                            "RAYFORCE_TUNABLES",
-                            format!("rayforce.malloc.arena_max={arena_max}"),
-                        )
-                        .output()
-                        .unwrap();
-                    let text = String::from_utf8_lossy(&out.stdout);
-                    let kib = text
-                        .split("resident_kib=")
-                        .nth(1)
-                        .and_then(|r| r.split_whitespace().next());
-                    kib.and_then(|k| k.parse().ok())
-                        .unwrap_or_else(|| panic!("child said: {text}"))
-                })
-                .collect();
-            samples.sort_unstable();
-            println!("arena_sweep/resident/{label}/{threads}: {} KiB", samples[1]);
+            let kib = resident_after_churn(
+                "rayalloc",
+                threads,
+                &format!("rayforce.malloc.arena_max={arena_max}"),
+            );
+            println!("arena_sweep/resident/{label}/{threads}: {kib}");
         }
     }
 }
 
 fn main() {
-    if let Ok(threads) = std::env::var("RAYFORCE_ALLOC_BENCH_CHURN") {
-        return churn_child(threads.parse().unwrap());
+    if let Ok(child) = std::env::var("RAYFORCE_ALLOC_BENCH_CHURN") {
+        let (allocator, threads) = child.split_once(':').expect("allocator:threads");
+        let threads = threads.parse().expect("a thread count");
+        return match allocator {
+            "rayalloc" => churn_child(&RAY, threads),
+            "mimalloc" => churn_child(&MIMALLOC, threads),
+            "system" => churn_child(&System, threads),
+            _ => churn_child(&JEMALLOC, threads),
+        };
     }
-    // A criterion filter (the first free argument) also selects the resident-memory sweep.
+    // A criterion filter (the first free argument) also selects the resident-memory runs.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let mut c = Criterion::default().configure_from_args();
     workloads(&mut c);
     sweep_throughput(&mut c);
     c.final_summary();
-    if filter.is_none_or(|f| "arena_sweep/resident".contains(&f)) {
-        sweep_resident();
+    if filter.is_none_or(|f| "resident".contains(&f)) {
+        resident();
     }
 }

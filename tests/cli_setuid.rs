@@ -6,6 +6,8 @@
 //! setuid-capable directory that the unprivileged user can reach.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use serde_json::Value;
 use std::os::unix::fs::{chown, PermissionsExt};
 use std::os::unix::process::CommandExt;
@@ -43,13 +45,7 @@ fn run_as_runner(binary: &Path) -> std::io::Result<(Value, Value, String)> {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let spin = report["tunables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "rayforce.pool.spin_count")
-        .unwrap()
-        .clone();
+    let spin = common::tunable(&report, "rayforce.pool.spin_count").clone();
     Ok((
         spin["value"].clone(),
         spin["source"].clone(),

@@ -2,6 +2,8 @@
 //! for every hostile case; strict mode exits 2 with the diagnostics on stderr.
 #![cfg(unix)]
 
+mod common;
+
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -29,13 +31,7 @@ fn spin_count_and_messages(string: &[u8]) -> (Value, String, Vec<String>) {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let spin = report["tunables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "rayforce.pool.spin_count")
-        .unwrap()
-        .clone();
+    let spin = common::tunable(&report, "rayforce.pool.spin_count").clone();
     let messages = report["diagnostics"]
         .as_array()
         .unwrap()

@@ -56,10 +56,7 @@ fn dispatch_checked(pool: &Pool, n: usize, wide: bool) {
     }
     assert_eq!(
         pool.signal_state(),
-        SignalState {
-            permits: 0,
-            attached: 0
-        },
+        SignalState::IDLE,
         "drift after {n} tasks"
     );
     let helpers = if wide {
@@ -113,13 +110,7 @@ fn a_wide_dispatch_after_narrow_ones_gets_every_helper() {
                 count = all_here.wait(count).unwrap();
             }
         });
-        assert_eq!(
-            pool.signal_state(),
-            SignalState {
-                permits: 0,
-                attached: 0
-            }
-        );
+        assert_eq!(pool.signal_state(), SignalState::IDLE);
     });
 }
 

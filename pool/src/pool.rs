@@ -211,14 +211,7 @@ impl Shared {
 
     /// README step 7: gives the helpers back.
     fn end(&self) {
-        debug_assert_eq!(
-            self.signal.state(),
-            SignalState {
-                permits: 0,
-                attached: 0
-            },
-            "drift"
-        );
+        debug_assert_eq!(self.signal.state(), SignalState::IDLE, "drift");
         // Release: pairs with `try_begin`'s Acquire.
         self.busy.store(false, Ordering::Release);
     }

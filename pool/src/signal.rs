@@ -27,6 +27,14 @@ pub struct SignalState {
     pub attached: u32,
 }
 
+impl SignalState {
+    /// Between dispatches: no permit left, no helper attached (README "Invariants").
+    pub const IDLE: SignalState = SignalState {
+        permits: 0,
+        attached: 0,
+    };
+}
+
 pub(crate) struct Signal {
     /// `attached << 32 | permits` (README "State").
     state: AtomicU64,

@@ -56,13 +56,7 @@ fn a_narrow_dispatch_wakes_at_most_n_minus_1_helpers() {
                 (woken as usize) < n,
                 "{woken} helpers woken for {n} tasks (at most n - 1)"
             );
-            assert_eq!(
-                pool.signal_state(),
-                SignalState {
-                    permits: 0,
-                    attached: 0
-                }
-            );
+            assert_eq!(pool.signal_state(), SignalState::IDLE);
         }
     }
 }
@@ -150,13 +144,7 @@ fn concurrent_callers_never_deadlock() {
     for caller in callers {
         caller.join().unwrap();
     }
-    assert_eq!(
-        pool.signal_state(),
-        SignalState {
-            permits: 0,
-            attached: 0
-        }
-    );
+    assert_eq!(pool.signal_state(), SignalState::IDLE);
 }
 
 #[test]
@@ -273,11 +261,5 @@ fn stress_random_widths_narrow_and_wide() {
             );
         }
     }
-    assert_eq!(
-        pool.signal_state(),
-        SignalState {
-            permits: 0,
-            attached: 0
-        }
-    );
+    assert_eq!(pool.signal_state(), SignalState::IDLE);
 }

@@ -1,0 +1,14 @@
+//! Helpers shared by the CLI tests.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use serde_json::Value;
+
+/// The entry for tunable `name` in the output of `rayforce-rt tunables --json`.
+pub fn tunable<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tunables"]
+        .as_array()
+        .expect("a tunables array")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {report}"))
+}
