@@ -79,8 +79,9 @@ pub const MAX_ARENAS: u64 = 1024;
 /// dispatches pay kernel wake-ups (about 1.5x the wall time).
 const DEFAULT_SPIN_COUNT: u64 = 35;
 
-/// Arenas per counted CPU when `arena_max` is unset. Provisional: one per CPU, until the
-/// arena-count sweep of the allocator chooses (glibc's 8 per core bloats memory here).
+/// Arenas per counted CPU when `arena_max` is unset. The allocator's sweep (BENCHMARKS.md,
+/// "Arena-count sweep"): more arenas cost up to 23% more resident memory for no throughput
+/// gain here; one per CPU keeps about one running thread per heap on any core count.
 const DEFAULT_ARENAS_PER_CPU: u64 = 1;
 
 /// The table.
