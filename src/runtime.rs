@@ -5,8 +5,12 @@ use once_cell::sync::OnceCell;
 use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 use rayforce_pool::Pool;
 use rayforce_tunables::cpu::CpuPolicy;
-use rayforce_tunables::{Choices, Environment};
+use rayforce_tunables::registry::Id;
+use rayforce_tunables::{Choices, Environment, Tunables};
 use std::alloc::{GlobalAlloc, Layout};
+
+/// What the first allocation fixes; per-knob variables, read later, cannot change them.
+const FIXED_AT_STARTUP: [Id; 4] = [Id::CpuPolicy, Id::CpuQuota, Id::ArenaMax, Id::ArenasPerCpu];
 
 /// The allocator's arenas and the pool's width, from one CPU policy and one reading.
 ///
@@ -30,7 +34,8 @@ use std::alloc::{GlobalAlloc, Layout};
 /// knobs. Pool helper k binds to arena k mod the arena count.
 pub struct Runtime {
     alloc: RayAlloc,
-    pool: OnceCell<Pool>,
+    /// The pool and the tunables it was built from (start-up ones plus variables).
+    pool: OnceCell<(Pool, Tunables)>,
 }
 
 impl Runtime {
@@ -60,11 +65,21 @@ impl Runtime {
     /// The pool, built on first use from the allocator's CPU reading and tunables. If its
     /// helper threads cannot be started, it runs every dispatch on the caller.
     pub fn pool(&'static self) -> &'static Pool {
+        &self.pool_and_tunables().0
+    }
+
+    /// The tunables as finally resolved (start-up ones plus the per-knob variables), with
+    /// every diagnostic about them. Builds the pool if it was not built yet.
+    pub fn tunables(&'static self) -> &'static Tunables {
+        &self.pool_and_tunables().1
+    }
+
+    fn pool_and_tunables(&'static self) -> &'static (Pool, Tunables) {
         self.pool.get_or_init(|| {
             let sizing = self.alloc.sizing();
             let arenas = sizing.limit;
-            let tunables = sizing.tunables.with_variables();
-            Pool::builder()
+            let tunables = sizing.tunables.with_variables_except(&FIXED_AT_STARTUP);
+            let pool = Pool::builder()
                 .policy(sizing.policy)
                 .cpu_counts(sizing.counts)
                 .tunables(&tunables)
@@ -76,7 +91,8 @@ impl Runtime {
                         .wide_workers(1)
                         .build()
                         .expect("no threads to start")
-                })
+                });
+            (pool, tunables)
         })
     }
 

@@ -26,10 +26,16 @@ fn report_sizes() {
     println!("report_pool_width={}", RT.report().pool_width);
     println!("physical={}", sizing.counts.physical.value);
     println!("online={}", sizing.counts.online.value);
+    let late = RT.tunables().diagnostics().iter();
+    let late = late
+        .filter(|d| d.to_string().contains("set it in RAYFORCE_TUNABLES"))
+        .count();
+    println!("late_diagnostics={late}");
 }
 
-/// Runs `report_sizes` in a child with `tunables` (or none) and returns its key=value map.
-fn sizes(tunables: Option<&str>) -> std::collections::HashMap<String, String> {
+/// Runs `report_sizes` in a child with `env` (and no other RAYFORCE_ variable) and returns
+/// its key=value map.
+fn sizes(env: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([
         "--exact",
@@ -42,9 +48,7 @@ fn sizes(tunables: Option<&str>) -> std::collections::HashMap<String, String> {
             cmd.env_remove(key);
         }
     }
-    if let Some(t) = tunables {
-        cmd.env("RAYFORCE_TUNABLES", t);
-    }
+    cmd.envs(env.iter().copied());
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
@@ -64,7 +68,7 @@ fn sizes_come_from_one_reading_and_the_string() {
     if std::env::var_os(CHILD).is_some() {
         return report_sizes();
     }
-    let plain = sizes(None);
+    let plain = sizes(&[]);
     assert_eq!(plain["policy"], "physical");
     assert_eq!(
         plain["pool_width"], plain["cpu_count"],
@@ -76,9 +80,10 @@ fn sizes_come_from_one_reading_and_the_string() {
     );
     assert_eq!(plain["report_pool_width"], plain["pool_width"]);
 
-    let tuned = sizes(Some(
+    let tuned = sizes(&[(
+        "RAYFORCE_TUNABLES",
         "rayforce.cpu.policy=online:rayforce.malloc.arenas_per_cpu=3",
-    ));
+    )]);
     assert_eq!(tuned["policy"], "online");
     assert_eq!(tuned["cpu_count"], tuned["online"]);
     assert_eq!(
@@ -92,12 +97,24 @@ fn sizes_come_from_one_reading_and_the_string() {
         "and the arenas"
     );
 
-    let explicit = sizes(Some("rayforce.pool.workers=3:rayforce.malloc.arena_max=5"));
+    let explicit = sizes(&[(
+        "RAYFORCE_TUNABLES",
+        "rayforce.pool.workers=3:rayforce.malloc.arena_max=5",
+    )]);
     assert_eq!(
         (
             explicit["pool_width"].as_str(),
             explicit["arena_limit"].as_str()
         ),
         ("3", "5")
+    );
+
+    // Per-knob variables come after start-up: they size the pool, never the arenas.
+    let late = sizes(&[("RAYFORCE_CORES", "3"), ("RAYFORCE_ARENA_MAX", "5")]);
+    assert_eq!(late["pool_width"], "3");
+    assert_eq!(late["arena_limit"], plain["arena_limit"]);
+    assert_eq!(
+        late["late_diagnostics"], "1",
+        "RAYFORCE_ARENA_MAX is refused, with a reason"
     );
 }

@@ -63,6 +63,8 @@ pub enum Problem {
     SecureModeIgnored,
     /// A per-knob variable whose name or value is not UTF-8.
     NotUtf8(Id),
+    /// A per-knob variable for a tunable that start-up already fixed (it is read later).
+    ReadAfterStartup(Id),
 }
 
 /// One diagnostic: where, which entry (an excerpt), and what was wrong.
@@ -249,6 +251,12 @@ impl fmt::Display for Message {
             Problem::NotUtf8(id) => {
                 write!(f, "not UTF-8; {} ignored", id.tunable().variable)
             }
+            Problem::ReadAfterStartup(id) => write!(
+                f,
+                "{} is fixed by the first allocation, before per-knob variables are read; \
+                 set it in RAYFORCE_TUNABLES instead; ignored",
+                name(id)
+            ),
         }
     }
 }

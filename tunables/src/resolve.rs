@@ -178,10 +178,27 @@ impl Tunables {
 
     /// Adds the per-knob variables (`RAYFORCE_CORES`, ...), below `RAYFORCE_TUNABLES`.
     /// Allocates (it uses `envy`): call it after start-up.
-    pub fn with_variables(mut self) -> Tunables {
+    pub fn with_variables(self) -> Tunables {
+        self.with_variables_except(&[])
+    }
+
+    /// Like [`with_variables`](Self::with_variables), but a variable for one of `fixed`
+    /// (tunables that start-up already used) is not applied: a diagnostic tells the
+    /// operator to set it in `RAYFORCE_TUNABLES`, which start-up reads.
+    pub fn with_variables_except(mut self, fixed: &[Id]) -> Tunables {
         if self.environment == Environment::Read && !env::is_secure() {
             for (id, value) in env::knob_variables(&mut self.diagnostics) {
-                self.apply_variable(id, &value);
+                if fixed.contains(&id) {
+                    let entry = format!("{}={value}", id.tunable().variable);
+                    let problem = Problem::ReadAfterStartup(id);
+                    self.diagnostics.push(Diagnostic::new(
+                        Origin::Variable,
+                        problem,
+                        entry.as_bytes(),
+                    ));
+                } else {
+                    self.apply_variable(id, &value);
+                }
             }
         }
         self

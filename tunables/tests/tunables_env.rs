@@ -99,6 +99,20 @@ fn environment_precedence_and_hostile_variables() {
     assert_eq!(d.entry().to_string(), "RAYFORCE_CORES=4\\xff");
     assert_eq!(t.workers(), None);
     assert!(!t.wide(), "the valid variable beside it still applies");
+
+    // Variables for what start-up fixed are refused, with a diagnostic, when asked.
+    clear();
+    std::env::set_var("RAYFORCE_ARENA_MAX", "4");
+    std::env::set_var("RAYFORCE_CORES", "3");
+    let t = Tunables::at_startup(&Choices::new()).with_variables_except(&[Id::ArenaMax]);
+    assert_eq!((t.arena_max(), t.workers()), (None, Some(3)));
+    let d = t
+        .diagnostics()
+        .iter()
+        .next()
+        .expect("a diagnostic for RAYFORCE_ARENA_MAX");
+    assert_eq!(d.problem, Problem::ReadAfterStartup(Id::ArenaMax));
+    assert!(d.to_string().contains("set it in RAYFORCE_TUNABLES"), "{d}");
     clear();
     std::env::remove_var("UNRELATED_BYTES");
 }
