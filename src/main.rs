@@ -3,12 +3,12 @@
 
 mod cli;
 
-use rayforce_rt::cpu::CpuPolicy;
-use rayforce_rt::Runtime;
+use rayforce_rt::{Choices, Runtime};
 use std::process::ExitCode;
 
+/// Chooses nothing in code, so every tunable shows its default or the environment's value.
 #[global_allocator]
-static RT: Runtime = Runtime::new(CpuPolicy::Physical);
+static RT: Runtime = Runtime::with_choices(Choices::new());
 
 fn main() -> ExitCode {
     cli::run(std::env::args_os(), &RT)

@@ -3,7 +3,7 @@
 
 use super::Failure;
 use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, SysRoot};
-use rayforce_rt::{Choices, Report, Runtime, Tunables};
+use rayforce_rt::{Report, Runtime};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -67,12 +67,9 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
                 )));
             }
         }
-        let tunables = Tunables::resolve(&Choices::new());
-        Report::predicted(
-            &counts,
-            &tunables,
-            args.policy.unwrap_or_else(|| tunables.policy()),
-        )
+        let tunables = runtime.tunables();
+        let policy = args.policy.unwrap_or_else(|| tunables.policy());
+        Report::predicted(&counts, tunables, policy)
     };
     if args.json {
         let json = serde_json::to_string(&report).map_err(|e| Failure(e.to_string()))?;

@@ -49,7 +49,7 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>, runtime: &'static Ru
     };
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args, runtime),
-        Command::Tunables(args) => tunables::run(&args),
+        Command::Tunables(args) => tunables::run(&args, runtime),
         Command::Compare(args) => compare::run(&args, runtime),
     };
     match result {

@@ -1,9 +1,11 @@
 //! `rayforce-rt tunables`: every tunable with its value, default, range and source, then
-//! every diagnostic, in the spirit of `ld.so --list-tunables`.
+//! every diagnostic, in the spirit of `ld.so --list-tunables`: what this binary's own
+//! Runtime resolved from the environment.
 
 use super::Failure;
+use rayforce_rt::Runtime;
 use rayforce_tunables::registry::{Kind, TABLE};
-use rayforce_tunables::{Choices, Tunables};
+use rayforce_tunables::Tunables;
 use serde_json::{json, Value};
 
 #[derive(clap::Args)]
@@ -13,12 +15,12 @@ pub(crate) struct Args {
     json: bool,
 }
 
-pub(crate) fn run(args: &Args) -> Result<(), Failure> {
-    let tunables = Tunables::resolve(&Choices::new());
+pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
+    let tunables = runtime.tunables();
     if args.json {
-        println!("{}", to_json(&tunables));
+        println!("{}", to_json(tunables));
     } else {
-        print_table(&tunables);
+        print_table(tunables);
     }
     tunables.check_strict().map_err(|err| {
         for d in tunables.diagnostics().iter() {
