@@ -39,12 +39,7 @@ fn run_as_runner(binary: &Path) -> std::io::Result<(Value, Value, String)> {
         .uid(RUNNER_UID)
         .gid(RUNNER_GID)
         .output()?;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Value = serde_json::from_str(&common::success_stdout(out)).unwrap();
     let spin = common::tunable(&report, "rayforce.pool.spin_count").clone();
     Ok((
         spin["value"].clone(),

@@ -25,12 +25,7 @@ fn tunables(string: &[u8], extra: &[&str]) -> Output {
 /// (value of spin_count, its source, diagnostic messages) from `--json`.
 fn spin_count_and_messages(string: &[u8]) -> (Value, String, Vec<String>) {
     let out = tunables(string, &["--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report: Value = serde_json::from_str(&common::success_stdout(out)).unwrap();
     let spin = common::tunable(&report, "rayforce.pool.spin_count").clone();
     let messages = report["diagnostics"]
         .as_array()

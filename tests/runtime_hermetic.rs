@@ -2,18 +2,17 @@
 //! and the per-knob variables change neither the arenas nor the pool.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use rayforce_rt::cpu::CpuPolicy;
 use rayforce_rt::Runtime;
-use std::process::Command;
 
 #[global_allocator]
 static RT: Runtime = Runtime::hermetic(CpuPolicy::Physical);
 
-const CHILD: &str = "RAYFORCE_RUNTIME_TEST_CHILD";
-
 #[test]
 fn the_environment_changes_nothing() {
-    if std::env::var_os(CHILD).is_some() {
+    if common::is_child() {
         let sizing = RT.sizing();
         println!(
             "\nsizes={} {} {} {}",
@@ -25,15 +24,8 @@ fn the_environment_changes_nothing() {
         return;
     }
     let run = |env: &[(&str, &str)]| {
-        let out = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "the_environment_changes_nothing", "--nocapture"])
-            .env(CHILD, "1")
-            .envs(env.iter().copied())
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let text = String::from_utf8(out.stdout).unwrap();
-        text.lines()
+        let out = common::run_test_in_child("the_environment_changes_nothing", env);
+        out.lines()
             .find_map(|l| l.strip_prefix("sizes="))
             .unwrap()
             .to_owned()

@@ -3,14 +3,13 @@
 //! allocation, so each case runs in a child process of this binary.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use rayforce_rt::cpu::CpuPolicy;
 use rayforce_rt::Runtime;
-use std::process::Command;
 
 #[global_allocator]
 static RT: Runtime = Runtime::new(CpuPolicy::Physical);
-
-const CHILD: &str = "RAYFORCE_RUNTIME_TEST_CHILD";
 
 /// In the child: print the sizes, one `key=value` per line.
 fn report_sizes() {
@@ -33,30 +32,9 @@ fn report_sizes() {
     println!("late_diagnostics={late}");
 }
 
-/// Runs `report_sizes` in a child with `env` (and no other RAYFORCE_ variable) and returns
-/// its key=value map.
+/// Runs `report_sizes` in a child with `env` and returns its key=value map.
 fn sizes(env: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--exact",
-        "sizes_come_from_one_reading_and_the_string",
-        "--nocapture",
-    ])
-    .env(CHILD, "1");
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("RAYFORCE_") && key != CHILD {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.envs(env.iter().copied());
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
+    common::run_test_in_child("sizes_come_from_one_reading_and_the_string", env)
         .lines()
         .filter_map(|l| l.split_once('='))
         .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
@@ -65,7 +43,7 @@ fn sizes(env: &[(&str, &str)]) -> std::collections::HashMap<String, String> {
 
 #[test]
 fn sizes_come_from_one_reading_and_the_string() {
-    if std::env::var_os(CHILD).is_some() {
+    if common::is_child() {
         return report_sizes();
     }
     let plain = sizes(&[]);
