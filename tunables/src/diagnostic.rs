@@ -82,15 +82,33 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic about `entry` (only its first [`EXCERPT_BYTES`] bytes are kept).
     pub fn new(origin: Origin, problem: Problem, entry: &[u8]) -> Diagnostic {
-        let kept = entry.len().min(EXCERPT_BYTES);
+        Diagnostic::from_parts(origin, problem, &[entry])
+    }
+
+    /// A diagnostic about per-knob variable `id` set to `value`: the entry is
+    /// `VARIABLE=value`.
+    pub fn for_variable(id: Id, value: &[u8], problem: Problem) -> Diagnostic {
+        let name = id.tunable().variable.as_bytes();
+        Diagnostic::from_parts(Origin::Variable, problem, &[name, b"=", value])
+    }
+
+    /// The entry is `parts` joined, cut at [`EXCERPT_BYTES`].
+    fn from_parts(origin: Origin, problem: Problem, parts: &[&[u8]]) -> Diagnostic {
         let mut excerpt = [0u8; EXCERPT_BYTES];
-        excerpt[..kept].copy_from_slice(&entry[..kept]);
+        let mut kept = 0;
+        let mut total = 0;
+        for part in parts {
+            let take = part.len().min(EXCERPT_BYTES - kept);
+            excerpt[kept..kept + take].copy_from_slice(&part[..take]);
+            kept += take;
+            total += part.len();
+        }
         Diagnostic {
             origin,
             problem,
             excerpt,
             excerpt_len: kept as u8,
-            cut: entry.len() > kept,
+            cut: total > kept,
         }
     }
 
@@ -354,6 +372,18 @@ mod tests {
             d.entry().to_string(),
             format!("{}...", "x".repeat(EXCERPT_BYTES))
         );
+    }
+
+    #[test]
+    fn variable_entries_are_name_equals_value() {
+        let d =
+            Diagnostic::for_variable(Id::PoolWorkers, b"4\xff", Problem::NotUtf8(Id::PoolWorkers));
+        assert_eq!(d.entry().to_string(), "RAYFORCE_CORES=4\\xff");
+        assert_eq!(d.origin, Origin::Variable);
+        let long = [b'9'; 100];
+        let d =
+            Diagnostic::for_variable(Id::PoolWorkers, &long, Problem::TooLarge(Id::PoolWorkers));
+        assert!(d.entry().to_string().ends_with("9..."), "{}", d.entry());
     }
 
     #[test]

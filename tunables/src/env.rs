@@ -2,7 +2,7 @@
 //! (allocation-free, for the allocator's first call), the per-knob variables with `envy`
 //! (after start-up), and whether the process runs setuid or setgid.
 
-use crate::diagnostic::{Diagnostic, Diagnostics, Origin, Problem};
+use crate::diagnostic::{Diagnostic, Diagnostics, Problem};
 use crate::registry::{Id, TABLE};
 use std::collections::HashMap;
 
@@ -62,13 +62,11 @@ pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)>
                     .iter()
                     .find(|t| t.variable.as_bytes() == name.as_encoded_bytes())
                 {
-                    let mut entry = name.as_encoded_bytes().to_vec();
-                    entry.push(b'=');
-                    entry.extend_from_slice(value.as_encoded_bytes());
-                    diagnostics.push(Diagnostic::new(
-                        Origin::Variable,
-                        Problem::NotUtf8(t.id),
-                        &entry,
+                    let problem = Problem::NotUtf8(t.id);
+                    diagnostics.push(Diagnostic::for_variable(
+                        t.id,
+                        value.as_encoded_bytes(),
+                        problem,
                     ));
                 }
             }

@@ -189,13 +189,9 @@ impl Tunables {
         if self.environment == Environment::Read && !env::is_secure() {
             for (id, value) in env::knob_variables(&mut self.diagnostics) {
                 if fixed.contains(&id) {
-                    let entry = format!("{}={value}", id.tunable().variable);
                     let problem = Problem::ReadAfterStartup(id);
-                    self.diagnostics.push(Diagnostic::new(
-                        Origin::Variable,
-                        problem,
-                        entry.as_bytes(),
-                    ));
+                    self.diagnostics
+                        .push(Diagnostic::for_variable(id, value.as_bytes(), problem));
                 } else {
                     self.apply_variable(id, &value);
                 }
@@ -226,9 +222,8 @@ impl Tunables {
         match parse::parse_value(id, trimmed.as_bytes()) {
             Ok(value) => self.apply(id, value, ValueSource::Variable),
             Err((_, problem)) => {
-                let entry = format!("{}={value}", id.tunable().variable);
                 self.diagnostics
-                    .push(Diagnostic::new(Origin::Variable, problem, entry.as_bytes()));
+                    .push(Diagnostic::for_variable(id, value.as_bytes(), problem))
             }
         }
     }
