@@ -118,8 +118,13 @@ impl PoolBuilder {
             .tunables
             .unwrap_or_else(|| Tunables::from_choices(&Choices::new()));
         let policy = self.policy.unwrap_or_else(|| tunables.policy());
-        // Read the machine only if a width is left to it.
-        let auto = || widths(&tunables, policy, &self.counts.unwrap_or_else(cpu::read));
+        // Read the machine only if a width is left to it, and then once.
+        let mut read = None;
+        let mut auto = || {
+            *read.get_or_insert_with(|| {
+                widths(&tunables, policy, &self.counts.unwrap_or_else(cpu::read))
+            })
+        };
         let width = match self.workers {
             Some(0) => return Err(BuildError::ZeroWorkers),
             Some(n) => n,
