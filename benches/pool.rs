@@ -154,7 +154,7 @@ fn parallel_sum<M: Measurement>(c: &mut Criterion<M>, label: &str, data: &[u64])
 /// Returns (wall time inside the dispatches, process CPU time of the whole loop): the CPU
 /// spent spinning through the gaps is the cost a spin count trades for latency.
 fn burst_loop(iters: u64, gap: Option<Duration>, dispatch: &dyn Fn()) -> (Duration, Duration) {
-    let cpu_start = common::process_cpu_time();
+    let cpu_start = rayforce_rt::process_cpu_time();
     let mut wall = Duration::ZERO;
     for _ in 0..iters {
         let start = Instant::now();
@@ -167,7 +167,7 @@ fn burst_loop(iters: u64, gap: Option<Duration>, dispatch: &dyn Fn()) -> (Durati
             }
         }
     }
-    (wall, common::process_cpu_time() - cpu_start)
+    (wall, rayforce_rt::process_cpu_time() - cpu_start)
 }
 
 /// The spin_count sweep, and rayon beside it, in wall (`pick_cpu == false`) or CPU time.

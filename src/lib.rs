@@ -5,9 +5,11 @@
 //! mimalloc v3 heaps) that owns a [`Pool`] built on first use from the same CPU reading and
 //! tunables. [`Report`] is what `rayforce-rt inspect` prints.
 
+mod cpu_time;
 mod report;
 mod runtime;
 
+pub use cpu_time::process_cpu_time;
 pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 pub use rayforce_pool::Pool;
 pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};

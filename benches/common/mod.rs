@@ -4,19 +4,8 @@
 
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::Throughput;
+use rayforce_rt::process_cpu_time;
 use std::time::Duration;
-
-/// CPU time of the whole process (`CLOCK_PROCESS_CPUTIME_ID`), all threads together.
-pub fn process_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid place for the kernel to write a timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
 
 /// Criterion measurement: process CPU time consumed during the timed routine.
 pub struct ProcessCpuTime;

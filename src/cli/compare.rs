@@ -5,7 +5,7 @@
 use super::workloads::{HashJoin, Lookups, Mode};
 use super::Failure;
 use rayforce_rt::cpu::CpuPolicy;
-use rayforce_rt::{Pool, Runtime};
+use rayforce_rt::{process_cpu_time, Pool, Runtime};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -54,17 +54,6 @@ struct Config {
     cpu: Vec<Duration>,
     work: u64,
     checksum: Option<u64>,
-}
-
-/// Process CPU time (every thread).
-fn process_cpu() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid place for the kernel to write a timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// The progress line on stderr: redrawn in place on a terminal, silent otherwise (the
@@ -144,13 +133,13 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
                 config.mode.as_str()
             ));
             let pool = &pools[config.pool];
-            let (cpu0, wall0) = (process_cpu(), Instant::now());
+            let (cpu0, wall0) = (process_cpu_time(), Instant::now());
             let (checksum, work) = match config.workload {
                 Workload::HashJoin => join.run(pool, config.mode),
                 Workload::Lookups => lookups.run(pool, config.mode),
             };
             config.wall.push(wall0.elapsed());
-            config.cpu.push(process_cpu() - cpu0);
+            config.cpu.push(process_cpu_time() - cpu0);
             config.work = work;
             if config.checksum.is_some_and(|c| c != checksum) {
                 return Err(Failure(format!(
