@@ -137,16 +137,17 @@ pub struct Report {
 }
 
 impl Report {
-    /// The report of `counts` under `tunables`, with the sizes they give.
+    /// The report of `counts` under `policy` (quota cap from `tunables`), with the sizes
+    /// they gave.
     pub fn new(
         counts: &CpuCounts,
         tunables: &Tunables,
+        policy: CpuPolicy,
         arena_limit: usize,
-        pool_width: usize,
-        pool_wide_width: usize,
+        (pool_width, pool_wide_width): (usize, usize),
     ) -> Report {
         Report {
-            cpu: CpuReport::new(counts, tunables.policy(), tunables.quota_cap()),
+            cpu: CpuReport::new(counts, policy, tunables.quota_cap()),
             arena_limit,
             pool_width,
             pool_wide_width,
@@ -157,13 +158,9 @@ impl Report {
     /// reading of another machine, or another policy).
     pub fn predicted(counts: &CpuCounts, tunables: &Tunables, policy: CpuPolicy) -> Report {
         let cpu_count = counts.count(policy, tunables.quota_cap());
-        let (width, wide) = rayforce_pool::widths(tunables, policy, counts);
-        Report {
-            cpu: CpuReport::new(counts, policy, tunables.quota_cap()),
-            arena_limit: rayforce_alloc::arena_limit(tunables, cpu_count),
-            pool_width: width,
-            pool_wide_width: wide,
-        }
+        let arena_limit = rayforce_alloc::arena_limit(tunables, cpu_count);
+        let widths = rayforce_pool::widths(tunables, policy, counts);
+        Report::new(counts, tunables, policy, arena_limit, widths)
     }
 }
 

@@ -111,12 +111,13 @@ impl Runtime {
     pub fn report(&'static self) -> Report {
         let sizing = self.sizing();
         let pool = self.pool();
+        let widths = (pool.width(), pool.wide_width());
         Report::new(
             &sizing.counts,
             &sizing.tunables,
+            sizing.policy,
             sizing.limit,
-            pool.width(),
-            pool.wide_width(),
+            widths,
         )
     }
 }
