@@ -98,11 +98,6 @@ impl Choices {
         self.environment = environment;
         self
     }
-
-    /// The CPU policy chosen in code, if any.
-    pub fn chosen_policy(&self) -> Option<CpuPolicy> {
-        self.values[Id::CpuPolicy as usize].map(registry::policy_from_index)
-    }
 }
 
 /// Every tunable's resolved value and source, and every diagnostic.
