@@ -123,7 +123,7 @@ impl Arenas {
     /// Binds a thread: an arena whose threads all exited, else a new one under `limit`,
     /// else the least attached. `Some(index)`; `None` only if mimalloc cannot make a heap.
     pub(crate) fn attach(&self, limit: usize) -> Option<usize> {
-        let _guard = self.bind_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = self.lock();
         let created = self.created.load(Ordering::Relaxed);
         let live = &self.arenas[..created];
         let index = match live
@@ -141,7 +141,7 @@ impl Arenas {
     /// Binds a thread to arena `index % limit`, creating arenas up to it if needed.
     pub(crate) fn attach_to(&self, index: usize, limit: usize) -> Option<usize> {
         let index = index % limit;
-        let _guard = self.bind_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = self.lock();
         while self.created.load(Ordering::Relaxed) <= index {
             self.create(self.created.load(Ordering::Relaxed))?;
         }
@@ -164,6 +164,12 @@ impl Arenas {
         Some(index)
     }
 
+    /// Takes `bind_lock`; poisoning is ignored, as the lock guards no data (a panic cannot
+    /// happen while it is held: nothing under it panics).
+    fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.bind_lock.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Arena `index`'s heap (created).
     pub(crate) fn heap(&self, index: usize) -> *mut mi_heap_t {
         // Acquire: pairs with the Release store in `create`.
@@ -172,7 +178,7 @@ impl Arenas {
 
     /// A bound thread exits, or rebinds elsewhere.
     pub(crate) fn detach(&self, index: usize) {
-        let _guard = self.bind_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = self.lock();
         self.arenas[index].attached.fetch_sub(1, Ordering::Relaxed);
     }
 
