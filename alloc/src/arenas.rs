@@ -2,13 +2,13 @@
 //! choice of arena for a thread. Everything here runs inside the first allocation of a
 //! thread, so nothing here allocates through Rust's allocator.
 
+use crate::bind_lock::{self, BindGuard};
 use crate::ffi::{self, mi_heap_t};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy};
 use rayforce_tunables::registry::MAX_ARENAS as MAX_ARENAS_U64;
 use rayforce_tunables::{Choices, Tunables};
-use std::sync::Mutex;
 
 /// Capacity of the arena table (the largest `rayforce.malloc.arena_max`).
 pub(crate) const MAX_ARENAS: usize = MAX_ARENAS_U64 as usize;
@@ -54,10 +54,6 @@ pub(crate) struct Arenas {
     /// Written once, by the thread that moved `state` to `INITIALISING`, before it stores
     /// `READY` (Release); read only after loading `READY` (Acquire).
     sizing: UnsafeCell<Option<Sizing>>,
-    /// Serialises binding decisions. `std::sync::Mutex` is a futex on Linux: it never
-    /// allocates and never calls back into the allocator, so holding it inside the
-    /// allocator's slow path is safe; only thread binding and exit take it (rare).
-    bind_lock: Mutex<()>,
     created: AtomicUsize,
     arenas: [Arena; MAX_ARENAS],
 }
@@ -76,7 +72,6 @@ impl Arenas {
         Arenas {
             state: AtomicU8::new(UNINIT),
             sizing: UnsafeCell::new(None),
-            bind_lock: Mutex::new(()),
             created: AtomicUsize::new(0),
             arenas: [EMPTY; MAX_ARENAS],
         }
@@ -149,7 +144,7 @@ impl Arenas {
         Some(index)
     }
 
-    /// Creates arena `index` (the next one); call with `bind_lock` held.
+    /// Creates arena `index` (the next one); call with the bind lock held.
     fn create(&self, index: usize) -> Option<usize> {
         // SAFETY: mi_heap_new has no preconditions; it allocates inside mimalloc, never
         // through Rust's global allocator.
@@ -164,10 +159,11 @@ impl Arenas {
         Some(index)
     }
 
-    /// Takes `bind_lock`; poisoning is ignored, as the lock guards no data (a panic cannot
-    /// happen while it is held: nothing under it panics).
-    fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.bind_lock.lock().unwrap_or_else(|p| p.into_inner())
+    /// Takes the bind lock (`bind_lock.rs`), which serialises binding decisions: only
+    /// thread binding and exit take it (rare), and nothing under it allocates through Rust's
+    /// allocator or panics.
+    fn lock(&self) -> BindGuard {
+        bind_lock::lock()
     }
 
     /// Arena `index`'s heap (created).

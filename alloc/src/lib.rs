@@ -9,6 +9,7 @@
 //! and a CPU policy sizes it.
 
 mod arenas;
+mod bind_lock;
 mod binding;
 mod ffi;
 mod ray_alloc;

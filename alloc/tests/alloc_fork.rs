@@ -1,14 +1,24 @@
-//! `fork` from a multithreaded program, then allocate and free in the child.
+//! `fork` from a multithreaded program, then allocate and free in the child; and `fork`
+//! while other threads bind, then bind a new thread in the child (the bind lock is held
+//! across `fork`, so no child inherits it locked).
+//!
+//! The tests run one at a time: a thread that starts or exits while another forks can leave
+//! one of mimalloc's own locks (a heap's list of thread heaps) held in the child, a hazard
+//! of mimalloc's that these tests are not about (seen here with gdb, in `_mi_theap_init`).
 
 use rayforce_alloc::RayAlloc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 #[global_allocator]
 static ALLOC: RayAlloc = RayAlloc::new();
 
+/// Held by each test for its whole run.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 #[test]
 fn child_of_a_busy_multithreaded_parent_can_allocate() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let stop = Arc::new(AtomicBool::new(false));
     let busy: Vec<_> = (0..4)
         .map(|i| {
@@ -55,4 +65,70 @@ fn child_of_a_busy_multithreaded_parent_can_allocate() {
     }
     stop.store(true, Ordering::Relaxed);
     busy.into_iter().for_each(|t| t.join().unwrap());
+}
+
+/// What a child does after `fork`: bind a new thread (it takes the bind lock) and allocate
+/// on it; 0 when that worked. SIGALRM ends a child that hangs.
+fn child_binds_a_new_thread() -> ! {
+    // SAFETY: alarm has no preconditions.
+    unsafe { libc::alarm(10) };
+    let ok = std::thread::spawn(|| {
+        ALLOC.bind_current_thread(1);
+        vec![3u8; 4096]
+            .iter()
+            .map(|&b| usize::from(b))
+            .sum::<usize>()
+    })
+    .join()
+    .is_ok_and(|n| n == 3 * 4096);
+    // SAFETY: leave the child without running the parent's atexit handlers.
+    unsafe { libc::_exit(if ok { 0 } else { 1 }) }
+}
+
+#[test]
+fn a_child_forked_while_other_threads_bind_can_bind() {
+    const FORKS: usize = 1000;
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let stop = Arc::new(AtomicBool::new(false));
+    // Two threads rebinding as fast as they can: the bind lock is held most of the time.
+    let binders: Vec<_> = (0..2)
+        .map(|i| {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                let mut arena = i;
+                while !stop.load(Ordering::Relaxed) {
+                    ALLOC.bind_current_thread(arena);
+                    arena += 1;
+                }
+            })
+        })
+        .collect();
+    for round in 0..FORKS {
+        // SAFETY: the child runs `child_binds_a_new_thread` only, which ends in _exit.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            child_binds_a_new_thread();
+        }
+        assert!(pid > 0, "fork failed");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut status = 0;
+        // SAFETY: waiting for our own child, without blocking.
+        while unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != pid {
+            if std::time::Instant::now() > deadline {
+                // SAFETY: killing and reaping our own child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, &mut status, 0);
+                }
+                panic!("fork {round}: the child hung binding a thread");
+            }
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "fork {round}: child status {status:#x}"
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    binders.into_iter().for_each(|t| t.join().unwrap());
 }

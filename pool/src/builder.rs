@@ -1,6 +1,7 @@
 //! `PoolBuilder`: the pool's width from a CPU policy, an explicit count, or the tunables.
 
-use crate::pool::{Pool, ThreadStart};
+use crate::crew::{StartError, ThreadStart};
+use crate::pool::Pool;
 use crate::sync::Arc;
 use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy};
 use rayforce_tunables::{Choices, Tunables};
@@ -13,6 +14,13 @@ pub enum BuildError {
     ZeroWorkers,
     /// A helper thread could not be spawned.
     Spawn(std::io::Error),
+    /// The [`on_thread_start`](PoolBuilder::on_thread_start) hook panicked on a helper.
+    ThreadStart {
+        /// The helper's index (1-based; the caller is worker 0).
+        helper: usize,
+        /// The panic's message.
+        message: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -22,11 +30,24 @@ impl fmt::Display for BuildError {
                 f.write_str("a pool needs at least 1 worker (the caller); got workers(0)")
             }
             BuildError::Spawn(err) => write!(f, "could not start a pool helper thread: {err}"),
+            BuildError::ThreadStart { helper, message } => write!(
+                f,
+                "the thread-start hook panicked on pool helper {helper}: {message}"
+            ),
         }
     }
 }
 
 impl std::error::Error for BuildError {}
+
+impl From<StartError> for BuildError {
+    fn from(err: StartError) -> BuildError {
+        match err {
+            StartError::Spawn(err) => BuildError::Spawn(err),
+            StartError::Hook { helper, message } => BuildError::ThreadStart { helper, message },
+        }
+    }
+}
 
 /// Builds a [`Pool`]. Each setting, when not given, comes from the tunables passed with
 /// [`tunables`](Self::tunables) (else the built-in defaults):
@@ -45,20 +66,23 @@ pub struct PoolBuilder {
 
 /// The widths a pool gets from tunables and a CPU reading: (`dispatch` width, `dispatch_wide`
 /// width). Width: `rayforce.pool.workers`, else the policy's count (quota-capped unless
-/// `rayforce.cpu.quota=0`); wide: the schedulable count when `rayforce.pool.wide` is on,
-/// never below the width.
+/// `rayforce.cpu.quota=0`). Wide: the schedulable count when `rayforce.pool.wide` is on and
+/// the width is the policy's; an explicit width is the wide width too (an operator who sets
+/// `RAYFORCE_CORES=1` gets no helper thread at all).
 pub fn widths(tunables: &Tunables, policy: CpuPolicy, counts: &CpuCounts) -> (usize, usize) {
     let cap = tunables.quota_cap();
-    let width = tunables
-        .workers()
-        .unwrap_or_else(|| counts.count(policy, cap))
-        .max(1);
-    let wide = if tunables.wide() {
-        counts.count(CpuPolicy::Schedulable, cap).max(width)
-    } else {
-        width
-    };
-    (width, wide)
+    match tunables.workers() {
+        Some(width) => (width.max(1), width.max(1)),
+        None => {
+            let width = counts.count(policy, cap).max(1);
+            let wide = if tunables.wide() {
+                counts.count(CpuPolicy::Schedulable, cap).max(width)
+            } else {
+                width
+            };
+            (width, wide)
+        }
+    }
 }
 
 impl Pool {
@@ -76,13 +100,14 @@ impl PoolBuilder {
     }
 
     /// The width: participants, the caller included; 1 runs everything on the caller.
+    /// Unless [`wide_workers`](Self::wide_workers) is set too, it is the wide width as well.
     pub fn workers(mut self, workers: usize) -> Self {
         self.workers = Some(workers);
         self
     }
 
-    /// The width of `dispatch_wide` (default: the schedulable count, when
-    /// `rayforce.pool.wide` is on; never below `workers`).
+    /// The width of `dispatch_wide` (default: the width when it was set explicitly, else
+    /// the schedulable count when `rayforce.pool.wide` is on; never below the width).
     pub fn wide_workers(mut self, workers: usize) -> Self {
         self.wide_workers = Some(workers);
         self
@@ -106,7 +131,8 @@ impl PoolBuilder {
         self
     }
 
-    /// Runs `hook(k)` on helper k (1-based) as it starts.
+    /// Runs `hook(k)` on helper k (1-based) as it starts; `build` waits until every helper
+    /// ran it, and fails with [`BuildError::ThreadStart`] if it panicked on any.
     pub fn on_thread_start(mut self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.on_start = Some(Arc::new(Box::new(hook)));
         self
@@ -132,10 +158,10 @@ impl PoolBuilder {
         };
         let wide_width = match self.wide_workers {
             Some(n) => n.max(width),
-            None if tunables.wide() => auto().1.max(width),
-            None => width,
+            None if self.workers.is_some() => width,
+            None => auto().1.max(width),
         };
         let spin_count = self.spin_count.unwrap_or_else(|| tunables.spin_count());
-        Pool::start(width, wide_width, spin_count, self.on_start).map_err(BuildError::Spawn)
+        Ok(Pool::start(width, wide_width, spin_count, self.on_start)?)
     }
 }

@@ -1,11 +1,10 @@
 //! `Job`: one dispatch's state, on the caller's stack: the type-erased closure, the claim
 //! cursor, the count of unfinished tasks, and the first panic.
 
-use crate::sync::{self, AtomicUsize, Mutex, Ordering};
-use std::any::Any;
+use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
+use crate::unwind::{self, Panic};
 use std::panic::{self, AssertUnwindSafe};
-
-type Panic = Box<dyn Any + Send + 'static>;
+use std::ptr;
 
 /// One dispatch. Lives on the dispatching caller's stack.
 ///
@@ -21,7 +20,9 @@ pub(crate) struct Job {
     next: AtomicUsize,
     /// Tasks not yet finished.
     pending: AtomicUsize,
-    panic: Mutex<Option<Panic>>,
+    /// The first panic, boxed once more to fit a thin pointer; null if none. Lock-free, so
+    /// a child forked while a helper held it cannot find it locked (README "Fork").
+    panic: AtomicPtr<Panic>,
     /// Under loom: written by the caller when the dispatch returns, read by every access to
     /// the job, so a helper touching a finished dispatch is a detected data race.
     #[cfg(rayforce_loom)]
@@ -50,19 +51,23 @@ impl Job {
             n_tasks,
             next: AtomicUsize::new(0),
             pending: AtomicUsize::new(n_tasks),
-            panic: Mutex::new(None),
+            panic: AtomicPtr::new(ptr::null_mut()),
             #[cfg(rayforce_loom)]
             alive: loom::cell::UnsafeCell::new(true),
         }
     }
 
-    /// Claims and runs tasks until none is left; returns how many this participant ran.
-    /// A panicking task is caught; the first panic is kept for the caller.
-    pub(crate) fn work(&self) -> usize {
+    /// Claims and runs tasks until none is left, or until `stop()` says to claim no more;
+    /// returns how many this participant ran. A panicking task is caught: the first panic
+    /// is kept for the caller, later ones are discarded (README "Panics").
+    pub(crate) fn work(&self, stop: impl Fn() -> bool) -> usize {
         let mut ran = 0;
         loop {
             #[cfg(rayforce_loom)]
             self.assert_alive();
+            if stop() {
+                return ran;
+            }
             let task = self.claim();
             if task >= self.n_tasks {
                 return ran;
@@ -71,12 +76,30 @@ impl Job {
             let outcome =
                 panic::catch_unwind(AssertUnwindSafe(|| unsafe { (self.call)(self.data, task) }));
             if let Err(payload) = outcome {
-                sync::lock(&self.panic).get_or_insert(payload);
+                self.keep_first(payload);
             }
             ran += 1;
             // Release: pairs with the Acquire load in `finished`, so every task's effects
             // happen-before the caller sees the count reach zero.
             self.pending.fetch_sub(1, Ordering::Release);
+        }
+    }
+
+    /// Keeps `payload` if it is the first panic; otherwise discards it where its `Drop`
+    /// cannot unwind into the protocol.
+    fn keep_first(&self, payload: Panic) {
+        let boxed = Box::into_raw(Box::new(payload));
+        // Release: publishes the payload to `take_panic`'s Acquire swap. A failed exchange
+        // reads nothing through the pointer it sees.
+        let kept = self.panic.compare_exchange(
+            ptr::null_mut(),
+            boxed,
+            Ordering::Release,
+            Ordering::Relaxed,
+        );
+        if kept.is_err() {
+            // SAFETY: `boxed` came from `Box::into_raw` above and was not published.
+            unwind::discard(*unsafe { Box::from_raw(boxed) });
         }
     }
 
@@ -110,14 +133,32 @@ impl Job {
         self.pending.load(Ordering::Acquire) == 0
     }
 
+    /// The first panic, if any, taken out of the job.
+    fn take_panic(&self) -> Option<Panic> {
+        // Acquire: pairs with the Release in `keep_first`.
+        let kept = self.panic.swap(ptr::null_mut(), Ordering::Acquire);
+        // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_first`, and the
+        // swap took it out, so it is freed exactly once.
+        (!kept.is_null()).then(|| *unsafe { Box::from_raw(kept) })
+    }
+
     /// Ends the job's life (under loom, marks it dead) and resumes the first panic.
     pub(crate) fn retire(self) {
         // SAFETY: every helper has detached (README "Completion"); loom checks that.
         #[cfg(rayforce_loom)]
         self.alive.with_mut(|alive| unsafe { *alive = false });
-        let panic = sync::lock(&self.panic).take();
+        let panic = self.take_panic();
+        drop(self);
         if let Some(payload) = panic {
             panic::resume_unwind(payload);
+        }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if let Some(payload) = self.take_panic() {
+            unwind::discard(payload);
         }
     }
 }

@@ -7,11 +7,14 @@
 //! `src/tests/` (internals) and the `rayforce-loom-tests` crate (public API).
 
 mod builder;
+mod crew;
+mod fork;
 mod job;
 mod pool;
 mod signal;
 mod stats;
 mod sync;
+mod unwind;
 mod worker;
 
 #[cfg(all(test, rayforce_loom))]

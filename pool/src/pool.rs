@@ -1,36 +1,21 @@
 //! `Pool`: a fixed set of helper threads; `dispatch` runs tasks `0..n` with the caller as
 //! worker 0 and wakes only the helpers the tasks can use. Protocol: `README.md`.
 
+use crate::crew::{Crew, StartError, ThreadStart};
+use crate::fork;
 use crate::job::Job;
-use crate::signal::{Signal, SignalState};
+use crate::signal::SignalState;
 use crate::stats::{Counters, Stats};
-use crate::sync::{
-    self, thread, thread_local, Arc, AtomicBool, AtomicPtr, AtomicUsize, Mutex, Ordering,
-};
-use crate::worker;
+use crate::sync::{self, thread_local, AtomicPtr, Ordering};
+use crate::unwind::AbortOnUnwind;
 use std::cell::Cell;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 
 thread_local! {
     /// Whether this thread is running a pool task (any pool's): a dispatch from inside a
     /// task runs inline, so nested and cross-pool dispatches cannot deadlock.
     #[allow(clippy::missing_const_for_thread_local)] // loom's macro takes no `const { }`
     static IN_TASK: Cell<bool> = Cell::new(false);
-}
-
-/// Called on each helper thread as it starts, with the helper's index (1-based: the caller
-/// is worker 0). The runtime binds helper k to an allocator arena with it. Boxed, because
-/// loom's `Arc` cannot hold a `dyn` directly.
-pub(crate) type ThreadStart = Arc<Box<dyn Fn(usize) + Send + Sync>>;
-
-/// What the caller and the helpers share.
-pub(crate) struct Shared {
-    pub(crate) signal: Signal,
-    /// The job of the dispatch in flight; null between dispatches (README step 2).
-    pub(crate) job: AtomicPtr<Job>,
-    /// A caller owns the helpers (README step 1).
-    busy: AtomicBool,
-    pub(crate) counters: Counters,
-    pub(crate) spin_count: u32,
 }
 
 /// A data-parallel worker pool. Built with [`Pool::builder`](crate::Pool::builder).
@@ -43,15 +28,24 @@ pub(crate) struct Shared {
 /// assert_eq!(sum.into_inner(), 4950);
 /// ```
 pub struct Pool {
-    shared: Arc<Shared>,
     width: usize,
     wide_width: usize,
-    /// Helpers running: `width - 1`, plus the wide ones once started.
-    helpers: AtomicUsize,
-    threads: Mutex<Vec<thread::JoinHandle<()>>>,
-    wide_started: AtomicBool,
+    spin_count: u32,
     on_start: Option<ThreadStart>,
+    /// The helpers of this process.
+    ///
+    /// # Safety
+    /// Always a pointer from `Box::into_raw`. Freed only by `Pool::drop`; a crew replaced
+    /// after a fork is leaked (a dispatch in flight at the fork may still use it), so a
+    /// `&Crew` read from `&self` stays valid as long as that borrow.
+    crew: AtomicPtr<Crew>,
 }
+
+// The pool's state stays consistent when a task panics: the panic is caught where the
+// task ran and resumed on the caller only after the dispatch is quiet (README "Panics"),
+// so observing the pool after a caught panic shows no broken invariant.
+impl UnwindSafe for Pool {}
+impl RefUnwindSafe for Pool {}
 
 impl Pool {
     /// Starts the pool's `width - 1` helpers; the wide ones start on first use.
@@ -60,72 +54,104 @@ impl Pool {
         wide_width: usize,
         spin_count: u32,
         on_start: Option<ThreadStart>,
-    ) -> std::io::Result<Pool> {
-        let pool = Pool {
-            shared: Arc::new(Shared {
-                signal: Signal::new(),
-                job: AtomicPtr::new(std::ptr::null_mut()),
-                busy: AtomicBool::new(false),
-                counters: Counters::new(),
-                spin_count,
-            }),
+    ) -> Result<Pool, StartError> {
+        fork::watch();
+        let crew = Crew::start(width - 1, spin_count, fork::generation(), on_start.as_ref())?;
+        Ok(Pool {
             width,
             wide_width: wide_width.max(width),
-            helpers: AtomicUsize::new(0),
-            threads: Mutex::new(Vec::new()),
-            wide_started: AtomicBool::new(false),
+            spin_count,
             on_start,
-        };
-        pool.spawn_helpers(width - 1)?;
-        Ok(pool)
+            crew: AtomicPtr::new(Box::into_raw(Box::new(crew))),
+        })
     }
 
-    /// Spawns helpers until `target` run, registering each once it exists.
-    fn spawn_helpers(&self, target: usize) -> std::io::Result<()> {
-        let mut threads = sync::lock(&self.threads);
-        while threads.len() < target {
-            let index = threads.len() + 1;
-            let shared = Arc::clone(&self.shared);
-            let on_start = self.on_start.clone();
-            let handle = thread::Builder::new()
-                .name(format!("rayforce-{index}"))
-                .spawn(move || worker::run(&shared, index, on_start))?;
-            threads.push(handle);
-            // Release: pairs with the Acquire in `dispatch_wide`; counts only helpers that exist.
-            self.helpers.store(threads.len(), Ordering::Release);
+    /// The crew of this process: after a fork, the child starts a fresh one here.
+    fn crew(&self) -> &Crew {
+        // Acquire: pairs with the Release exchange in `restart`: a crew is built before use.
+        let crew = self.crew.load(Ordering::Acquire);
+        // SAFETY: see the field's `# Safety`.
+        let crew = unsafe { &*crew };
+        if crew.shared.generation == fork::generation() {
+            crew
+        } else {
+            self.restart(crew)
         }
-        Ok(())
     }
 
-    /// Participants in a `dispatch`, the caller included.
+    /// In a forked child: replaces the parent's crew (whose threads do not exist here) with
+    /// a fresh one. If no helper can be started, the fresh crew has none and every dispatch
+    /// runs on the caller.
+    #[cold]
+    fn restart(&self, stale: &Crew) -> &Crew {
+        let generation = fork::generation();
+        let helpers = if stale.wide_started() {
+            self.wide_width - 1
+        } else {
+            self.width - 1
+        };
+        let fresh = Crew::start(helpers, self.spin_count, generation, self.on_start.as_ref())
+            .or_else(|_| Crew::start(0, self.spin_count, generation, None))
+            .expect("a crew without helpers starts no thread");
+        if stale.wide_started() {
+            fresh.start_wide(helpers, self.on_start.as_ref());
+        }
+        let fresh = Box::into_raw(Box::new(fresh));
+        let stale = stale as *const Crew as *mut Crew;
+        // AcqRel: the Release publishes the fresh crew to `crew`'s Acquire; on failure, the
+        // Acquire reads the winner's. The stale crew is leaked (field `# Safety`); a racing
+        // restart that lost frees its own crew, never published.
+        match self
+            .crew
+            .compare_exchange(stale, fresh, Ordering::AcqRel, Ordering::Acquire)
+        {
+            // SAFETY: `fresh` is now the published crew (field `# Safety`).
+            Ok(_) => unsafe { &*fresh },
+            Err(current) => {
+                // SAFETY: `fresh` was never published; `current` is the winner's crew.
+                drop(unsafe { Box::from_raw(fresh) });
+                // SAFETY: see the field's `# Safety`.
+                unsafe { &*current }
+            }
+        }
+    }
+
+    /// Participants in a `dispatch`, the caller included: at most the configured width,
+    /// fewer if helpers could not be started (in a forked child, for instance).
     pub fn width(&self) -> usize {
-        self.width
+        1 + self.crew().serving().min(self.width - 1)
     }
 
-    /// Participants in a `dispatch_wide`, the caller included.
+    /// Participants in a `dispatch_wide`, the caller included: the configured wide width
+    /// until the wide helpers start (on first use), then the caller and the helpers serving.
     pub fn wide_width(&self) -> usize {
-        self.wide_width
+        let crew = self.crew();
+        if crew.wide_started() {
+            1 + crew.serving()
+        } else {
+            self.wide_width
+        }
     }
 
-    /// What the pool has done so far.
+    /// What the pool has done so far (in this process: a forked child counts afresh).
     pub fn stats(&self) -> Stats {
-        self.shared
-            .counters
-            .snapshot(&self.shared.signal.empty_wakes)
+        let shared = &self.crew().shared;
+        shared.counters.snapshot(&shared.signal.empty_wakes)
     }
 
     /// The signal word now: between dispatches, both counts are zero (no drift).
     pub fn signal_state(&self) -> SignalState {
-        self.shared.signal.state()
+        self.crew().shared.signal.state()
     }
 
     /// Runs `f(task)` once for each `task` in `0..n_tasks`, on up to [`width`](Self::width)
     /// participants (the caller is one), and returns when all have run. Wakes at most
     /// `n_tasks - 1` helpers. If tasks panic, the others still run and the first panic
-    /// resumes here; the pool stays usable. From inside a task, or while another thread's
-    /// dispatch is in flight, the tasks run inline on the caller.
+    /// resumes here once no helper is inside the dispatch; the pool stays usable. From
+    /// inside a task, or while another thread's dispatch is in flight, the tasks run inline
+    /// on the caller.
     pub fn dispatch<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
-        self.run(n_tasks, &f, self.width - 1);
+        self.run(n_tasks, &f, self.width - 1, false);
     }
 
     /// Like [`dispatch`](Self::dispatch), for latency-bound work: up to
@@ -133,31 +159,32 @@ impl Pool {
     /// policy leaves idle. The extra helpers start on first use; if they cannot be started,
     /// the dispatch runs on those that exist.
     pub fn dispatch_wide<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
-        if self.wide_width > self.width && !self.wide_started.swap(true, Ordering::Relaxed) {
-            // Best effort: a helper that cannot be spawned only narrows the dispatch.
-            let _ = self.spawn_helpers(self.wide_width - 1);
-        }
-        // Acquire: pairs with the Release in `spawn_helpers`.
-        let helpers = self.helpers.load(Ordering::Acquire);
-        self.run(n_tasks, &f, helpers);
+        self.run(n_tasks, &f, self.wide_width - 1, true);
     }
 
-    fn run<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: &F, helpers: usize) {
+    fn run<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: &F, max_helpers: usize, wide: bool) {
         if n_tasks == 0 {
             return;
         }
-        Counters::bump(&self.shared.counters.dispatches);
+        let crew = self.crew();
+        if wide && self.wide_width > self.width {
+            crew.start_wide(self.wide_width - 1, self.on_start.as_ref());
+        }
+        let helpers = crew.serving().min(max_helpers);
+        let shared = &crew.shared;
+        Counters::bump(&shared.counters.dispatches);
         let job = Job::new(f, n_tasks);
-        let parallel =
-            n_tasks > 1 && helpers > 0 && !IN_TASK.with(Cell::get) && self.shared.try_begin();
+        let parallel = n_tasks > 1 && helpers > 0 && !IN_TASK.with(Cell::get) && shared.try_begin();
         if !parallel {
-            Counters::bump(&self.shared.counters.inline_dispatches);
-            as_task(|| job.work());
+            Counters::bump(&shared.counters.inline_dispatches);
+            as_task(|| job.work(|| false));
             job.retire();
             return;
         }
-        // README "Dispatch", steps 2-7.
-        self.shared
+        // README "Dispatch", steps 2-7. Nothing from here to the end of step 6 may unwind:
+        // helpers hold pointers into `job` (README "Panics").
+        let guard = AbortOnUnwind("a dispatch between posting and quiet");
+        shared
             .job
             .store(&job as *const Job as *mut Job, Ordering::Relaxed);
         let permits = if cfg!(rayforce_loom_broken = "signal_all") {
@@ -165,23 +192,29 @@ impl Pool {
         } else {
             (n_tasks - 1).min(helpers)
         };
-        self.shared.signal.post(permits as u32);
-        as_task(|| job.work());
-        self.shared.signal.withdraw();
+        shared.signal.post(permits as u32);
+        as_task(|| job.work(|| false));
+        shared.signal.withdraw();
+        if shared.generation != fork::generation() {
+            // A task forked and this is the child: the helpers counted as attached exist
+            // only in the parent, and this crew is abandoned (README "Fork").
+            guard.disarm();
+            job.retire();
+            return;
+        }
         if cfg!(rayforce_loom_broken = "complete_on_signal") {
             // Deliberately broken: returns once no permit is left, not when work is done.
-            while self.shared.signal.state().permits > 0 {
+            while shared.signal.state().permits > 0 {
                 sync::spin_hint();
             }
         } else {
-            self.shared
+            shared
                 .signal
-                .wait_until_quiet(self.shared.spin_count, || job.finished());
+                .wait_until_quiet(shared.spin_count, || job.finished());
         }
-        self.shared
-            .job
-            .store(std::ptr::null_mut(), Ordering::Relaxed);
-        self.shared.end();
+        guard.disarm();
+        shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);
+        shared.end();
         job.retire();
     }
 }
@@ -199,30 +232,17 @@ pub(crate) fn mark_helper_thread() {
     IN_TASK.with(|t| t.set(true));
 }
 
-impl Shared {
-    /// README step 1: takes the helpers for one dispatch, or `false` if another has them.
-    fn try_begin(&self) -> bool {
-        // Acquire: pairs with `end`'s Release, so the previous dispatch's clean-up
-        // (step 7) happens-before this one's start.
-        self.busy
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    /// README step 7: gives the helpers back.
-    fn end(&self) {
-        debug_assert_eq!(self.signal.state(), SignalState::IDLE, "drift");
-        // Release: pairs with `try_begin`'s Acquire.
-        self.busy.store(false, Ordering::Release);
-    }
-}
-
 impl Drop for Pool {
-    /// Stops and joins every helper.
+    /// Stops and joins every helper. In a forked child that never used the pool, the
+    /// parent's helpers do not exist here: their crew is leaked, not joined.
     fn drop(&mut self) {
-        self.shared.signal.shut_down();
-        for handle in sync::lock(&self.threads).drain(..) {
-            let _ = handle.join();
+        let crew = self.crew.load(Ordering::Acquire);
+        // SAFETY: `&mut self`: no borrow of the crew is left (field `# Safety`).
+        let crew = unsafe { Box::from_raw(crew) };
+        if crew.shared.generation == fork::generation() {
+            drop(crew);
+        } else {
+            std::mem::forget(crew);
         }
     }
 }

@@ -1,15 +1,36 @@
-//! The helper thread's loop: wait for a permit, work on the dispatch it belongs to, detach.
+//! The helper thread's life: run the start hook, then wait for a permit, work on the
+//! dispatch it belongs to, detach; until the pool shuts down or the process forked away.
 
-use crate::pool::{mark_helper_thread, Shared, ThreadStart};
+use crate::crew::{Shared, ThreadStart};
+use crate::fork;
+use crate::pool::mark_helper_thread;
 use crate::signal::Wait;
 use crate::stats::Counters;
 use crate::sync::Ordering;
+use crate::unwind::{self, AbortOnUnwind};
+use std::panic::{self, AssertUnwindSafe};
 
 pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) {
     mark_helper_thread();
     if let Some(hook) = on_start {
-        hook(index);
+        let failure = match panic::catch_unwind(AssertUnwindSafe(|| hook(index))) {
+            Ok(()) => None,
+            Err(payload) => {
+                let message = unwind::message(&payload);
+                unwind::discard(payload);
+                Some(message)
+            }
+        };
+        let failed = failure.is_some();
+        shared.report_start(index, failure);
+        if failed {
+            return; // never counted as serving
+        }
     }
+    let guard = AbortOnUnwind("a pool helper's loop");
+    // In a child forked from inside one of this helper's tasks, this thread is the child's
+    // only one: it claims no more of the parent's tasks, detaches and exits (README "Fork").
+    let forked_away = || fork::generation() != shared.generation;
     while let Wait::Attached { .. } = shared.signal.wait_for_permit(shared.spin_count) {
         Counters::bump(&shared.counters.wakeups);
         // Relaxed: the Acquire CAS that attached us ordered the caller's store (README step 3).
@@ -20,10 +41,14 @@ pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) 
         );
         // SAFETY: we are attached, so the dispatch that owns `job` has not returned and
         // will not until we detach (`Job`'s `# Safety`).
-        let ran = unsafe { &*job }.work();
+        let ran = unsafe { &*job }.work(forked_away);
+        if forked_away() {
+            break; // the old crew is abandoned here: touch none of its locks
+        }
         if ran == 0 {
             Counters::bump(&shared.counters.empty_attachments);
         }
         shared.signal.detach();
     }
+    guard.disarm();
 }

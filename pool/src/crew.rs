@@ -1,0 +1,197 @@
+//! `Crew`: the helper threads of one process and the state they share with callers. A pool
+//! has one crew; a child forked from the process gets a fresh one on next use, because the
+//! parent's helpers do not exist there (README "Fork").
+
+use crate::job::Job;
+use crate::signal::Signal;
+use crate::stats::Counters;
+use crate::sync::{
+    self, thread, Arc, AtomicBool, AtomicPtr, AtomicUsize, Condvar, Mutex, Ordering,
+};
+use crate::worker;
+
+/// Called on each helper thread as it starts, with the helper's index (1-based: the caller
+/// is worker 0). The runtime binds helper k to an allocator arena with it. Boxed, because
+/// loom's `Arc` cannot hold a `dyn` directly.
+pub(crate) type ThreadStart = Arc<Box<dyn Fn(usize) + Send + Sync>>;
+
+/// What the caller and the helpers share.
+pub(crate) struct Shared {
+    pub(crate) signal: Signal,
+    /// The job of the dispatch in flight; null between dispatches (README step 2).
+    pub(crate) job: AtomicPtr<Job>,
+    /// A caller owns the helpers (README step 1).
+    busy: AtomicBool,
+    pub(crate) counters: Counters,
+    pub(crate) spin_count: u32,
+    /// The fork generation (`fork.rs`) this crew's helpers run in.
+    pub(crate) generation: u64,
+    /// Where helpers with a start hook report that it returned.
+    startup: Startup,
+}
+
+/// Why helpers could not be started.
+#[derive(Debug)]
+pub(crate) enum StartError {
+    /// The thread could not be spawned.
+    Spawn(std::io::Error),
+    /// The start hook panicked on helper `helper`; that helper never served.
+    Hook { helper: usize, message: String },
+}
+
+/// Helpers that ran their start hook: how many reported, how many serve, the first failure.
+#[derive(Default)]
+struct StartState {
+    reported: usize,
+    serving: usize,
+    failure: Option<(usize, String)>,
+}
+
+struct Startup {
+    state: Mutex<StartState>,
+    changed: Condvar,
+}
+
+/// The helpers of one process.
+pub(crate) struct Crew {
+    pub(crate) shared: Arc<Shared>,
+    /// Helpers that serve: spawned, and past their start hook.
+    serving: AtomicUsize,
+    threads: Mutex<Vec<thread::JoinHandle<()>>>,
+    wide_started: AtomicBool,
+}
+
+impl Crew {
+    /// A crew of `helpers` helpers for the current fork generation.
+    pub(crate) fn start(
+        helpers: usize,
+        spin_count: u32,
+        generation: u64,
+        on_start: Option<&ThreadStart>,
+    ) -> Result<Crew, StartError> {
+        let crew = Crew {
+            shared: Arc::new(Shared {
+                signal: Signal::new(),
+                job: AtomicPtr::new(std::ptr::null_mut()),
+                busy: AtomicBool::new(false),
+                counters: Counters::new(),
+                spin_count,
+                generation,
+                startup: Startup {
+                    state: Mutex::new(StartState::default()),
+                    changed: Condvar::new(),
+                },
+            }),
+            serving: AtomicUsize::new(0),
+            threads: Mutex::new(Vec::new()),
+            wide_started: AtomicBool::new(false),
+        };
+        crew.grow(helpers, on_start)?;
+        Ok(crew)
+    }
+
+    /// Spawns helpers until `target` exist; with a start hook, waits until each ran it.
+    /// Only helpers that got past the hook are counted as serving.
+    fn grow(&self, target: usize, on_start: Option<&ThreadStart>) -> Result<(), StartError> {
+        let mut threads = sync::lock(&self.threads);
+        let mut spawned = Ok(());
+        while threads.len() < target {
+            let index = threads.len() + 1;
+            let shared = Arc::clone(&self.shared);
+            let hook = on_start.cloned();
+            match thread::Builder::new()
+                .name(format!("rayforce-{index}"))
+                .spawn(move || worker::run(&shared, index, hook))
+            {
+                Ok(handle) => threads.push(handle),
+                Err(err) => {
+                    spawned = Err(StartError::Spawn(err));
+                    break;
+                }
+            }
+        }
+        let serving = if on_start.is_some() {
+            let startup = &self.shared.startup;
+            let mut state = sync::lock(&startup.state);
+            while state.reported < threads.len() {
+                state = startup
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(|p| p.into_inner());
+            }
+            if let Some((helper, message)) = state.failure.take() {
+                spawned = spawned.and(Err(StartError::Hook { helper, message }));
+            }
+            state.serving
+        } else {
+            threads.len()
+        };
+        // Release: pairs with the Acquire in `serving`; counts only helpers that serve.
+        self.serving.store(serving, Ordering::Release);
+        spawned
+    }
+
+    /// Starts the wide helpers (up to `target`) the first time a wide dispatch needs them.
+    /// Best effort: a helper that cannot be started only narrows wide dispatches.
+    pub(crate) fn start_wide(&self, target: usize, on_start: Option<&ThreadStart>) {
+        if !self.wide_started.swap(true, Ordering::Relaxed) {
+            let _ = self.grow(target, on_start);
+        }
+    }
+
+    /// Whether the wide helpers were started.
+    pub(crate) fn wide_started(&self) -> bool {
+        self.wide_started.load(Ordering::Relaxed)
+    }
+
+    /// Helpers that serve now.
+    pub(crate) fn serving(&self) -> usize {
+        // Acquire: pairs with the Release in `grow`.
+        self.serving.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Crew {
+    /// Stops and joins every helper.
+    fn drop(&mut self) {
+        self.shared.signal.shut_down();
+        for handle in sync::lock(&self.threads).drain(..) {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Shared {
+    /// Helper `index` ran its start hook: `failure` is its panic message, if it panicked.
+    pub(crate) fn report_start(&self, index: usize, failure: Option<String>) {
+        let mut state = sync::lock(&self.startup.state);
+        state.reported += 1;
+        match failure {
+            None => state.serving += 1,
+            Some(message) => {
+                state.failure.get_or_insert((index, message));
+            }
+        }
+        self.startup.changed.notify_all();
+    }
+
+    /// README step 1: takes the helpers for one dispatch, or `false` if another has them.
+    pub(crate) fn try_begin(&self) -> bool {
+        // Acquire: pairs with `end`'s Release, so the previous dispatch's clean-up
+        // (step 7) happens-before this one's start.
+        self.busy
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// README step 7: gives the helpers back.
+    pub(crate) fn end(&self) {
+        debug_assert_eq!(
+            self.signal.state(),
+            crate::signal::SignalState::IDLE,
+            "drift"
+        );
+        // Release: pairs with `try_begin`'s Acquire.
+        self.busy.store(false, Ordering::Release);
+    }
+}
