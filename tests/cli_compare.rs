@@ -4,10 +4,15 @@
 use serde_json::Value;
 use std::process::{Command, Output};
 
+/// `compare` with small sizes, then `args`.
 fn compare(args: &[&str]) -> Output {
+    compare_exactly(&[&["--rows", "2000", "--repeat", "3", "--rounds", "2"], args].concat())
+}
+
+/// `compare` with only `args`.
+fn compare_exactly(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
         .arg("compare")
-        .args(["--rows", "2000", "--repeat", "3", "--rounds", "2"])
         .args(args)
         .env_remove("RAYFORCE_TUNABLES")
         .output()
@@ -80,8 +85,10 @@ fn bad_values_exit_2() {
         &["--rounds", "0"][..],
         &["--policy", "numa"],
         &["--rows", "-5"],
+        &["--rows", "18446744073709551615"],
+        &["--rows", "4000000000000"],
     ] {
-        let out = compare(args);
+        let out = compare_exactly(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(
             String::from_utf8_lossy(&out.stderr)
@@ -92,4 +99,10 @@ fn bad_values_exit_2() {
             "{args:?}"
         );
     }
+    let out = compare_exactly(&["--rows", "18446744073709551615"]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("--rows 18446744073709551615") && stderr.contains("expected at most"),
+        "{stderr}"
+    );
 }

@@ -183,15 +183,40 @@ fn table_names_every_policy_and_the_choice() {
 }
 
 #[test]
+fn an_explicit_width_is_the_wide_width_too() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
+        .args(["inspect", "--json"])
+        .env("RAYFORCE_CORES", "1")
+        .output()
+        .unwrap();
+    let report = json(&out);
+    assert_eq!(
+        (&report["pool_width"], &report["pool_wide_width"]),
+        (&Value::from(1), &Value::from(1)),
+        "{report}"
+    );
+}
+
+#[test]
 fn bad_input_is_one_line_naming_the_value_with_exit_code_2() {
     let fixture = fixtures().join("ps3-cell-no-ids");
     let fixture = fixture.to_str().unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["--cpus", "0-"], "0-"),
         (&["--cpus", "3-1"], "3-1"),
         (&["--cpus", "9000"], "9000"),
         (&["--policy", "numa"], "numa"),
-        (&["--sysfs-root", "/nonexistent/dir"], "/nonexistent/dir"),
+        (
+            &["--sysfs-root", "/nonexistent/dir"],
+            "/nonexistent/dir: no such directory",
+        ),
+        (
+            &[
+                "--sysfs-root",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+            ],
+            "Cargo.toml: not a directory",
+        ),
         (
             &["--sysfs-root", env!("CARGO_MANIFEST_DIR")],
             "no sys/devices/system/cpu",
@@ -209,4 +234,46 @@ fn bad_input_is_one_line_naming_the_value_with_exit_code_2() {
     let out = inspect(&["--bogus"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("--bogus"));
+}
+
+/// Creates a named pipe at `path` (its parent directories too).
+fn mkfifo(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; creates a pipe in a temporary directory.
+    let made = unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) };
+    assert_eq!(made, 0, "{path:?}");
+}
+
+#[test]
+fn named_pipes_in_a_dump_are_skipped_not_waited_on() {
+    let dump = tempfile::tempdir().unwrap();
+    let cpu = dump.path().join("sys/devices/system/cpu");
+    for n in 0..2 {
+        mkfifo(&cpu.join(format!("cpu{n}/topology/core_cpus_list")));
+        mkfifo(&cpu.join(format!("cpu{n}/topology/thread_siblings_list")));
+    }
+    mkfifo(&cpu.join("online"));
+    mkfifo(&dump.path().join("proc/self/cgroup"));
+    mkfifo(&dump.path().join("proc/self/mountinfo"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
+        .args(["inspect", "--json", "--sysfs-root"])
+        .arg(dump.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("inspect hung on a named pipe");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let report = json(&child.wait_with_output().unwrap());
+    assert_eq!(report["online"], 2, "from the cpuN directories: {report}");
+    assert_eq!(report["sources"]["online"], "sysfs cpuN directories");
+    assert_eq!(report["fallback"]["physical"], true, "{report}");
+    assert!(report["quota"].is_null());
 }

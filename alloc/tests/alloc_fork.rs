@@ -16,23 +16,60 @@ static ALLOC: RayAlloc = RayAlloc::new();
 /// Held by each test for its whole run.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-#[test]
-fn child_of_a_busy_multithreaded_parent_can_allocate() {
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let stop = Arc::new(AtomicBool::new(false));
-    let busy: Vec<_> = (0..4)
+/// Threads running `body(i)` until the returned flag is set; join them with [`stop`].
+fn busy_threads(n: usize, body: fn(usize)) -> (Arc<AtomicBool>, Vec<std::thread::JoinHandle<()>>) {
+    let flag = Arc::new(AtomicBool::new(false));
+    let threads = (0..n)
         .map(|i| {
-            let stop = Arc::clone(&stop);
+            let flag = Arc::clone(&flag);
             std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    let v: Vec<u64> = (0..(i + 1) * 100).collect();
-                    std::hint::black_box(v);
+                while !flag.load(Ordering::Relaxed) {
+                    body(i);
                 }
             })
         })
         .collect();
+    (flag, threads)
+}
+
+fn stop((flag, threads): (Arc<AtomicBool>, Vec<std::thread::JoinHandle<()>>)) {
+    flag.store(true, Ordering::Relaxed);
+    threads.into_iter().for_each(|t| t.join().unwrap());
+}
+
+/// Waits for child `pid` to exit with 0; fails naming `what` if it takes over 5 s (the
+/// child's own alarm, 10 s, only ends it after that, so a hang is seen as one).
+fn wait_child(pid: libc::pid_t, what: &str) {
+    assert!(pid > 0, "{what}: fork failed");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut status = 0;
+    // SAFETY: waiting for our own child, without blocking.
+    while unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != pid {
+        if std::time::Instant::now() > deadline {
+            // SAFETY: killing and reaping our own child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            panic!("{what}: the child hung");
+        }
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{what}: child status {status:#x}"
+    );
+}
+
+#[test]
+fn child_of_a_busy_multithreaded_parent_can_allocate() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let busy = busy_threads(4, |i| {
+        let v: Vec<u64> = (0..(i as u64 + 1) * 100).collect();
+        std::hint::black_box(v);
+    });
     std::thread::sleep(std::time::Duration::from_millis(20));
-    for _ in 0..20 {
+    for round in 0..20 {
         // SAFETY: the child only allocates, frees and calls _exit; alarm bounds a hang.
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0, "fork failed");
@@ -55,16 +92,9 @@ fn child_of_a_busy_multithreaded_parent_can_allocate() {
             // SAFETY: leave the child without running the parent's atexit handlers.
             unsafe { libc::_exit(code) };
         }
-        let mut status = 0;
-        // SAFETY: waiting for our own child.
-        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-        assert!(
-            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-            "child status {status:#x}"
-        );
+        wait_child(pid, &format!("fork {round}: allocating in the child"));
     }
-    stop.store(true, Ordering::Relaxed);
-    busy.into_iter().for_each(|t| t.join().unwrap());
+    stop(busy);
 }
 
 /// What a child does after `fork`: bind a new thread (it takes the bind lock) and allocate
@@ -89,46 +119,19 @@ fn child_binds_a_new_thread() -> ! {
 fn a_child_forked_while_other_threads_bind_can_bind() {
     const FORKS: usize = 1000;
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let stop = Arc::new(AtomicBool::new(false));
     // Two threads rebinding as fast as they can: the bind lock is held most of the time.
-    let binders: Vec<_> = (0..2)
-        .map(|i| {
-            let stop = Arc::clone(&stop);
-            std::thread::spawn(move || {
-                let mut arena = i;
-                while !stop.load(Ordering::Relaxed) {
-                    ALLOC.bind_current_thread(arena);
-                    arena += 1;
-                }
-            })
-        })
-        .collect();
+    let binders = busy_threads(2, |i| {
+        for arena in i..i + 64 {
+            ALLOC.bind_current_thread(arena);
+        }
+    });
     for round in 0..FORKS {
         // SAFETY: the child runs `child_binds_a_new_thread` only, which ends in _exit.
         let pid = unsafe { libc::fork() };
         if pid == 0 {
             child_binds_a_new_thread();
         }
-        assert!(pid > 0, "fork failed");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        let mut status = 0;
-        // SAFETY: waiting for our own child, without blocking.
-        while unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != pid {
-            if std::time::Instant::now() > deadline {
-                // SAFETY: killing and reaping our own child.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, &mut status, 0);
-                }
-                panic!("fork {round}: the child hung binding a thread");
-            }
-            std::thread::sleep(std::time::Duration::from_micros(100));
-        }
-        assert!(
-            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-            "fork {round}: child status {status:#x}"
-        );
+        wait_child(pid, &format!("fork {round}: binding a thread in the child"));
     }
-    stop.store(true, Ordering::Relaxed);
-    binders.into_iter().for_each(|t| t.join().unwrap());
+    stop(binders);
 }

@@ -80,10 +80,14 @@ fn tasks_that_need_n_participants_wake_exactly_n_minus_1_helpers() {
 
 #[test]
 fn one_worker_runs_everything_inline() {
-    let pool = Pool::builder().workers(1).wide_workers(1).build().unwrap();
+    // workers(1) alone: the wide width follows it (the builder's docs promise the caller
+    // runs everything), whatever the machine's schedulable count.
+    let pool = Pool::builder().workers(1).build().unwrap();
+    assert_eq!((pool.width(), pool.wide_width()), (1, 1));
     let caller = std::thread::current().id();
     pool.dispatch(5, |_| assert_eq!(std::thread::current().id(), caller));
-    assert_eq!(pool.stats().inline_dispatches, 1);
+    pool.dispatch_wide(5, |_| assert_eq!(std::thread::current().id(), caller));
+    assert_eq!(pool.stats().inline_dispatches, 2);
     assert_eq!(pool.stats().wakeups, 0);
 }
 

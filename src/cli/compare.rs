@@ -75,7 +75,35 @@ fn spread(samples: &[Duration]) -> (f64, f64, f64) {
     (ms[ms.len() / 2], ms[0], ms[ms.len() - 1])
 }
 
+/// Bytes of memory per probe-side row.
+const ROW_BYTES: u64 = std::mem::size_of::<u64>() as u64;
+
+/// `--rows` must fit in half of this machine's memory: a count that does not is refused
+/// with one line, rather than aborting on a failed allocation.
+fn check_rows(rows: u64) -> Result<(), Failure> {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    let memory = u64::try_from(pages)
+        .unwrap_or(0)
+        .saturating_mul(u64::try_from(page).unwrap_or(0));
+    let max_rows = (memory / 2 / ROW_BYTES).max(1);
+    if rows > max_rows {
+        return Err(Failure(format!(
+            "--rows {rows}: the probe side would not fit in half of this machine's {} MiB \
+             (expected at most {max_rows})",
+            memory >> 20
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
+    check_rows(args.rows)?;
     let policies = if args.policies.is_empty() {
         CpuPolicy::ALL.to_vec()
     } else {

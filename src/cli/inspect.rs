@@ -35,10 +35,12 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
     if let Some(dir) = &args.sysfs_root {
         let cpu_dir = dir.join("sys/devices/system/cpu");
         if !dir.is_dir() {
-            return Err(Failure(format!(
-                "--sysfs-root {}: no such directory",
-                dir.display()
-            )));
+            let what = if dir.exists() {
+                "not a directory (expected a directory laid out like /)"
+            } else {
+                "no such directory"
+            };
+            return Err(Failure(format!("--sysfs-root {}: {what}", dir.display())));
         }
         if !cpu_dir.is_dir() {
             return Err(Failure(format!(

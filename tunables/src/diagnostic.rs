@@ -2,6 +2,7 @@
 //! fixed-capacity storage so recording one never allocates.
 
 use crate::registry::{Id, Kind};
+use crate::resolve::{Setting, ValueSource};
 use core::fmt;
 
 /// How many diagnostics are kept; later ones are only counted ([`Diagnostics::dropped`]).
@@ -65,15 +66,45 @@ pub enum Problem {
     NotUtf8(Id),
     /// A per-knob variable for a tunable that start-up already fixed (it is read later).
     ReadAfterStartup(Id),
+    /// A variable named like a per-knob variable in another case (`RAYFORCE_cores`).
+    VariableCase(Id),
 }
 
-/// One diagnostic: where, which entry (an excerpt), and what was wrong.
+impl Problem {
+    /// The tunable the bad entry was for, when it named one.
+    pub fn tunable(self) -> Option<Id> {
+        match self {
+            Problem::EmptyValue(id)
+            | Problem::NotANumber(id)
+            | Problem::TooLarge(id)
+            | Problem::BelowMinimum(id, _)
+            | Problem::AboveMaximum(id, _)
+            | Problem::NotABool(id)
+            | Problem::UnknownWord { id, .. }
+            | Problem::NotUtf8(id)
+            | Problem::ReadAfterStartup(id)
+            | Problem::VariableCase(id) => Some(id),
+            Problem::MissingEquals
+            | Problem::EmptyName
+            | Problem::ForeignNamespace
+            | Problem::UnknownName { .. }
+            | Problem::WrongSeparator(_)
+            | Problem::SecureModeIgnored => None,
+        }
+    }
+}
+
+/// One diagnostic: where, which entry (an excerpt), what was wrong, and which value of the
+/// tunable stayed in force instead.
 #[derive(Clone, Copy)]
 pub struct Diagnostic {
     /// Where the entry came from.
     pub origin: Origin,
     /// What was wrong.
     pub problem: Problem,
+    /// The tunable's setting in force once every source was applied; `None` until a
+    /// [`Tunables`](crate::Tunables) resolved it (a bare [`parse`](crate::parse::parse)).
+    pub kept: Option<Setting>,
     excerpt: [u8; EXCERPT_BYTES],
     excerpt_len: u8,
     cut: bool,
@@ -106,6 +137,7 @@ impl Diagnostic {
         Diagnostic {
             origin,
             problem,
+            kept: None,
             excerpt,
             excerpt_len: kept as u8,
             cut: total > kept,
@@ -120,15 +152,18 @@ impl Diagnostic {
         }
     }
 
-    /// The entry, printable: invalid UTF-8 and control bytes escaped as `\xNN`, a cut
-    /// entry ending in `...`.
+    /// The entry, printable: invalid UTF-8 bytes escaped as `\xNN`, controls and invisible
+    /// formatting characters as `\u{NNNN}`, a backslash as `\\`; a cut entry ends in `...`.
     pub fn entry(&self) -> impl fmt::Display + '_ {
         Escaped(&self.excerpt[..usize::from(self.excerpt_len)], self.cut)
     }
 
     /// What was wrong and what was done, as a sentence: implements `Display`.
     pub fn message(&self) -> impl fmt::Display + '_ {
-        Message(self.problem)
+        Message {
+            problem: self.problem,
+            kept: self.kept,
+        }
     }
 }
 
@@ -158,14 +193,34 @@ impl fmt::Debug for Diagnostic {
 
 struct Escaped<'a>(&'a [u8], bool);
 
+/// Characters that a terminal would not show as themselves: controls, and the invisible
+/// formatting characters that can reorder or hide text (bidirectional overrides and
+/// isolates, zero-width joiners, line separators, the byte-order mark).
+fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00ad}'
+                | '\u{061c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+        )
+}
+
+/// An entry as printable text: an invalid UTF-8 byte as `\xNN`, a hidden character as
+/// `\u{NNNN}`, a backslash as `\\`, so that no escape can be mistaken for another or for
+/// the text itself.
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for chunk in self.0.utf8_chunks() {
             for c in chunk.valid().chars() {
-                if c.is_control() {
-                    write!(f, "\\x{:02x}", c as u32)?;
-                } else {
-                    write!(f, "{c}")?;
+                match c {
+                    '\\' => f.write_str("\\\\")?,
+                    c if is_hidden(c) => write!(f, "\\u{{{:04x}}}", c as u32)?,
+                    c => write!(f, "{c}")?,
                 }
             }
             for byte in chunk.invalid() {
@@ -179,21 +234,44 @@ impl fmt::Display for Escaped<'_> {
     }
 }
 
-struct Message(Problem);
+struct Message {
+    problem: Problem,
+    kept: Option<Setting>,
+}
 
 impl fmt::Display for Message {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = |id: Id| id.tunable().name;
+        // What stays in force: the value another source gave, else the default.
         let default = |f: &mut fmt::Formatter<'_>, id: Id| -> fmt::Result {
             let t = id.tunable();
-            match t.default {
-                Some(value) => {
-                    f.write_str("; default ")?;
-                    t.kind.format(value, f)?;
-                    f.write_str(" kept")
+            let Some(kept) = self.kept else {
+                return f.write_str("; entry ignored");
+            };
+            let value = |f: &mut fmt::Formatter<'_>| match kept.value {
+                Some(value) => t.kind.format(value, f),
+                None => f.write_str("(auto)"),
+            };
+            f.write_str("; ")?;
+            match kept.source {
+                ValueSource::Default => {
+                    f.write_str("default ")?;
+                    value(f)?;
                 }
-                None => f.write_str("; default (auto) kept"),
+                ValueSource::Program => {
+                    value(f)?;
+                    f.write_str(" (set in code)")?;
+                }
+                ValueSource::Variable => {
+                    write!(f, "{}=", t.variable)?;
+                    value(f)?;
+                }
+                ValueSource::TunablesString => {
+                    value(f)?;
+                    f.write_str(" (from RAYFORCE_TUNABLES)")?;
+                }
             }
+            f.write_str(" kept")
         };
         let expected = |f: &mut fmt::Formatter<'_>, id: Id| -> fmt::Result {
             f.write_str(" (expected ")?;
@@ -203,7 +281,7 @@ impl fmt::Display for Message {
             id.tunable().kind.describe(f)?;
             f.write_str(")")
         };
-        match self.0 {
+        match self.problem {
             Problem::MissingEquals => f.write_str("expected name=value; entry ignored"),
             Problem::EmptyName => f.write_str("no tunable name before `=`; entry ignored"),
             Problem::EmptyValue(id) => {
@@ -267,14 +345,26 @@ impl fmt::Display for Message {
                 "ignored: the process is setuid or setgid (AT_SECURE); all defaults kept",
             ),
             Problem::NotUtf8(id) => {
-                write!(f, "not UTF-8; {} ignored", id.tunable().variable)
+                write!(f, "not UTF-8; {} ignored", id.tunable().variable)?;
+                default(f, id)
             }
-            Problem::ReadAfterStartup(id) => write!(
-                f,
-                "{} is fixed by the first allocation, before per-knob variables are read; \
-                 set it in RAYFORCE_TUNABLES instead; ignored",
-                name(id)
-            ),
+            Problem::ReadAfterStartup(id) => {
+                write!(
+                    f,
+                    "{} is fixed by the first allocation, before per-knob variables are \
+                     read; set it in RAYFORCE_TUNABLES instead; ignored",
+                    name(id)
+                )?;
+                default(f, id)
+            }
+            Problem::VariableCase(id) => {
+                write!(
+                    f,
+                    "variable names are exact (upper case): did you mean {}? ignored",
+                    id.tunable().variable
+                )?;
+                default(f, id)
+            }
         }
     }
 }
@@ -299,6 +389,7 @@ impl Diagnostics {
         const BLANK: Diagnostic = Diagnostic {
             origin: Origin::Program,
             problem: Problem::MissingEquals,
+            kept: None,
             excerpt: [0; EXCERPT_BYTES],
             excerpt_len: 0,
             cut: false,
@@ -330,6 +421,11 @@ impl Diagnostics {
     /// The kept diagnostics, in order.
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.items[..self.len].iter()
+    }
+
+    /// The kept diagnostics, to settle what each left in force.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Diagnostic> {
+        self.items[..self.len].iter_mut()
     }
 
     /// Number kept.
@@ -365,7 +461,27 @@ mod tests {
     #[test]
     fn entries_are_escaped_and_cut() {
         let d = Diagnostic::new(Origin::Variable, Problem::MissingEquals, b"a\xffb\x01");
-        assert_eq!(d.entry().to_string(), "a\\xffb\\x01");
+        assert_eq!(d.entry().to_string(), "a\\xffb\\u{0001}");
+        // A right-to-left override would reverse what follows it on a terminal.
+        let spoof = "rayforce.pool.workers=\u{202e}4\u{2066}".as_bytes();
+        let d = Diagnostic::new(Origin::Variable, Problem::MissingEquals, spoof);
+        assert_eq!(
+            d.entry().to_string(),
+            "rayforce.pool.workers=\\u{202e}4\\u{2066}"
+        );
+        // An escaped byte, an escaped character and the same text typed literally differ.
+        let d = Diagnostic::new(Origin::Variable, Problem::MissingEquals, b"\xe9|\\xe9");
+        assert_eq!(d.entry().to_string(), "\\xe9|\\\\xe9");
+        let d = Diagnostic::new(
+            Origin::Variable,
+            Problem::MissingEquals,
+            "\u{e9}".as_bytes(),
+        );
+        assert_eq!(
+            d.entry().to_string(),
+            "\u{e9}",
+            "printable text is kept as is"
+        );
         let long = [b'x'; 100];
         let d = Diagnostic::new(Origin::Variable, Problem::MissingEquals, &long);
         assert_eq!(
@@ -399,7 +515,14 @@ mod tests {
 
     #[test]
     fn messages_say_what_to_do() {
-        let text = |problem| Diagnostic::new(Origin::Program, problem, b"e").to_string();
+        let text = |problem| {
+            let mut d = Diagnostic::new(Origin::Program, problem, b"e");
+            d.kept = problem.tunable().map(|id| Setting {
+                value: id.tunable().default,
+                source: ValueSource::Default,
+            });
+            d.to_string()
+        };
         assert!(text(Problem::BelowMinimum(Id::ArenaMax, 0))
             .contains("0 is below the minimum of rayforce.malloc.arena_max (expected decimal or 0x hex in 1..=1024); default (auto) kept"));
         assert!(text(Problem::UnknownName {
@@ -411,5 +534,25 @@ mod tests {
         assert!(
             text(Problem::NotANumber(Id::SpinCount)).contains(&format!("default {default} kept"))
         );
+    }
+
+    #[test]
+    fn the_value_kept_is_the_one_in_force() {
+        let mut d = Diagnostic::new(
+            Origin::TunablesString { offset: 0 },
+            Problem::NotANumber(Id::PoolWorkers),
+            b"rayforce.pool.workers=x",
+        );
+        assert!(d.to_string().ends_with("; entry ignored"), "{d}");
+        d.kept = Some(Setting {
+            value: Some(1),
+            source: ValueSource::Variable,
+        });
+        assert!(d.to_string().ends_with("; RAYFORCE_CORES=1 kept"), "{d}");
+        d.kept = Some(Setting {
+            value: Some(10),
+            source: ValueSource::Program,
+        });
+        assert!(d.to_string().ends_with("; 10 (set in code) kept"), "{d}");
     }
 }

@@ -2,7 +2,7 @@
 //! (allocation-free, for the allocator's first call), the per-knob variables with `envy`
 //! (after start-up), and whether the process runs setuid or setgid.
 
-use crate::diagnostic::{Diagnostic, Diagnostics, Problem};
+use crate::diagnostic::{Diagnostic, Diagnostics, Origin, Problem};
 use crate::registry::{Id, TABLE};
 use std::collections::HashMap;
 
@@ -47,28 +47,38 @@ pub(crate) fn with_tunables_string<R>(f: impl FnOnce(Option<&[u8]>) -> R) -> R {
     f(Some(bytes))
 }
 
-/// The per-knob variables that are set, with their values; a variable whose name or value
-/// is not UTF-8 is skipped with a diagnostic (`envy::from_env` would panic on it).
+/// The per-knob variables that are set, with their values. Names match exactly, as
+/// `RAYFORCE_TUNABLES` names do: one in another case (`RAYFORCE_cores`) is reported and
+/// ignored (envy folds case, so it would otherwise be applied, or not, by the environment's
+/// order). A value that is not UTF-8 is skipped with a diagnostic (envy would panic on it).
 pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)> {
     let mut utf8 = Vec::new();
     for (name, value) in std::env::vars_os() {
-        if !name.as_encoded_bytes().starts_with(KNOB_PREFIX.as_bytes()) {
+        let name_bytes = name.as_encoded_bytes();
+        if !name_bytes.starts_with(KNOB_PREFIX.as_bytes()) {
             continue;
         }
-        match (name.to_str(), value.to_str()) {
-            (Some(name), Some(value)) => utf8.push((name.to_owned(), value.to_owned())),
-            _ => {
-                if let Some(t) = TABLE
-                    .iter()
-                    .find(|t| t.variable.as_bytes() == name.as_encoded_bytes())
-                {
-                    let problem = Problem::NotUtf8(t.id);
-                    diagnostics.push(Diagnostic::for_variable(
-                        t.id,
-                        value.as_encoded_bytes(),
-                        problem,
-                    ));
-                }
+        let Some(t) = TABLE
+            .iter()
+            .find(|t| t.variable.as_bytes().eq_ignore_ascii_case(name_bytes))
+        else {
+            continue;
+        };
+        if t.variable.as_bytes() != name_bytes {
+            let entry = [name_bytes, b"=", value.as_encoded_bytes()].concat();
+            let problem = Problem::VariableCase(t.id);
+            diagnostics.push(Diagnostic::new(Origin::Variable, problem, &entry));
+            continue;
+        }
+        match value.to_str() {
+            Some(value) => utf8.push((t.variable.to_owned(), value.to_owned())),
+            None => {
+                let problem = Problem::NotUtf8(t.id);
+                diagnostics.push(Diagnostic::for_variable(
+                    t.id,
+                    value.as_encoded_bytes(),
+                    problem,
+                ));
             }
         }
     }

@@ -49,6 +49,7 @@ pub fn parse(bytes: &[u8]) -> Parsed {
 }
 
 /// One entry at byte `offset`: stores its value, or explains why not.
+#[allow(clippy::result_large_err)] // returned by value: the parser never allocates
 fn parse_entry(
     raw: &[u8],
     offset: usize,

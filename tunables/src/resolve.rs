@@ -150,6 +150,7 @@ impl Tunables {
                 }
             }
         }
+        tunables.settle();
         tunables
     }
 
@@ -168,6 +169,7 @@ impl Tunables {
                 None => {}
             });
         }
+        tunables.settle();
         tunables
     }
 
@@ -192,6 +194,7 @@ impl Tunables {
                 }
             }
         }
+        self.settle();
         self
     }
 
@@ -209,6 +212,7 @@ impl Tunables {
             }
         }
         self.diagnostics.append(&parsed.diagnostics);
+        self.settle();
     }
 
     /// Applies one per-knob variable's value (source [`ValueSource::Variable`]).
@@ -220,6 +224,16 @@ impl Tunables {
                 self.diagnostics
                     .push(Diagnostic::for_variable(id, value.as_bytes(), problem))
             }
+        }
+        self.settle();
+    }
+
+    /// Tells each diagnostic which value of its tunable is in force now, so that it says
+    /// what was kept instead of the bad entry (the default, the program's, a variable's).
+    fn settle(&mut self) {
+        let settings = self.settings;
+        for diagnostic in self.diagnostics.iter_mut() {
+            diagnostic.kept = diagnostic.problem.tunable().map(|id| settings[id as usize]);
         }
     }
 

@@ -113,6 +113,44 @@ fn environment_precedence_and_hostile_variables() {
         .expect("a diagnostic for RAYFORCE_ARENA_MAX");
     assert_eq!(d.problem, Problem::ReadAfterStartup(Id::ArenaMax));
     assert!(d.to_string().contains("set it in RAYFORCE_TUNABLES"), "{d}");
+
+    // A diagnostic names the value that stayed in force, not always the default.
+    clear();
+    std::env::set_var("RAYFORCE_CORES", "1");
+    std::env::set_var(
+        "RAYFORCE_TUNABLES",
+        "rayforce.pool.workers=x:rayforce.malloc.arena_max=0",
+    );
+    let t = Tunables::resolve(&Choices::new().set(Id::ArenaMax, 4));
+    let messages: Vec<String> = t.diagnostics().iter().map(|d| d.to_string()).collect();
+    assert_eq!((t.workers(), t.arena_max()), (Some(1), Some(4)));
+    assert!(
+        messages[0].ends_with("; RAYFORCE_CORES=1 kept"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].ends_with("; 4 (set in code) kept"),
+        "{messages:?}"
+    );
+
+    // Per-knob variables are matched exactly, as RAYFORCE_TUNABLES names are: a variable
+    // spelled in another case is reported, never applied, whatever the environment's order.
+    clear();
+    std::env::set_var("RAYFORCE_cores", "5");
+    let t = Tunables::resolve(&Choices::new());
+    assert_eq!(t.workers(), None);
+    let d = t
+        .diagnostics()
+        .iter()
+        .next()
+        .expect("a misspelled variable");
+    assert_eq!(d.problem, Problem::VariableCase(Id::PoolWorkers));
+    assert!(d.to_string().contains("did you mean RAYFORCE_CORES"), "{d}");
+    std::env::set_var("RAYFORCE_CORES", "2");
+    assert_eq!(Tunables::resolve(&Choices::new()).workers(), Some(2));
+    std::env::remove_var("RAYFORCE_CORES");
+    std::env::set_var("RAYFORCE_CORES", "2"); // now after RAYFORCE_cores in the environment
+    assert_eq!(Tunables::resolve(&Choices::new()).workers(), Some(2));
     clear();
     std::env::remove_var("UNRELATED_BYTES");
 }

@@ -86,11 +86,37 @@ impl StackPath {
 struct Fd(libc::c_int);
 
 impl Fd {
+    /// Opens a regular file, or a directory with `O_DIRECTORY`. Anything else counts as
+    /// missing: `O_NONBLOCK` keeps a named pipe from blocking the open, and the type check
+    /// keeps a pipe or a device (which may never reach end of file) from being read.
     fn open(path: &mut StackPath, flags: libc::c_int) -> Option<Fd> {
         let c_path = path.as_c_str()?;
         // SAFETY: `c_path` is a valid NUL-terminated string that outlives the call.
-        let fd = unsafe { libc::open(c_path.as_ptr(), flags | libc::O_CLOEXEC) };
-        (fd >= 0).then_some(Fd(fd))
+        let fd = unsafe {
+            libc::open(
+                c_path.as_ptr(),
+                flags | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY,
+            )
+        };
+        if fd < 0 {
+            return None;
+        }
+        let fd = Fd(fd);
+        let wanted = if flags & libc::O_DIRECTORY != 0 {
+            libc::S_IFDIR
+        } else {
+            libc::S_IFREG
+        };
+        (fd.file_type()? == wanted).then_some(fd)
+    }
+
+    /// The `S_IFMT` bits of the open file's mode.
+    fn file_type(&self) -> Option<libc::mode_t> {
+        // SAFETY: `stat` is plain data; fstat fills it for our open descriptor.
+        let mut stat: libc::stat = unsafe { core::mem::zeroed() };
+        // SAFETY: `stat` is valid for writes; `self.0` is open.
+        let ok = unsafe { libc::fstat(self.0, &mut stat) } == 0;
+        ok.then_some(stat.st_mode & libc::S_IFMT)
     }
 
     /// Reads into `buf`, retrying on EINTR; `None` on error, `Some(0)` at end of file.
@@ -250,6 +276,24 @@ mod tests {
         let mut missing = StackPath::new(root);
         missing.push(b"/nope");
         assert_eq!(read_file(&mut missing, &mut buf), None);
+        let fifo = dir.path().join("fifo");
+        let c_fifo = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid path string; creates a named pipe in our temporary directory.
+        assert_eq!(unsafe { libc::mkfifo(c_fifo.as_ptr(), 0o600) }, 0);
+        let mut pipe = StackPath::new(root);
+        pipe.push(b"/fifo");
+        assert_eq!(
+            read_file(&mut pipe, &mut buf),
+            None,
+            "a named pipe is not read (nor waited on)"
+        );
+        assert!(!for_each_line(&mut pipe, &mut buf, |_| ()));
+        let mut device = StackPath::new(b"/dev/zero");
+        assert_eq!(read_file(&mut device, &mut buf), None, "nor a device");
+        let mut file_as_dir = StackPath::new(root);
+        file_as_dir.push(b"/f");
+        assert!(!for_each_dir_entry(&mut file_as_dir, |_| ()));
+
         let mut nul = StackPath::new(root);
         nul.push(b"/f\0");
         assert_eq!(
