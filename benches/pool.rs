@@ -1,14 +1,18 @@
-//! The pool against rayon (same width) and `std::thread::scope`, in wall time and in
-//! process CPU time, in one run: empty-dispatch round trip by width, alternating narrow and
-//! wide dispatches, a parallel sum of 64M u64; then the spin_count sweep, back to back and
-//! bursty (two ~2.7 us tasks, then 200 us idle). Results: BENCHMARKS.md.
+//! The pool against rayon (same width), serial code and `std::thread::scope`, in wall time
+//! and in process CPU time, in one run: empty-dispatch round trip by width, alternating
+//! narrow and wide dispatches, a parallel sum of 64M u64; the task-size sweep (two tasks of
+//! 5 us to 1 ms per dispatch, back to back and bursty); fine-grained dispatch (1e3 to 1e7
+//! tiny tasks) and uneven tasks. Every benchmark builds its pools itself and lets them
+//! fall asleep before the next one (`settle`), so no spinning helper of one implementation
+//! steals CPU from another. Results: BENCHMARKS.md.
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 mod common;
 
-use common::{small_task, ProcessCpuTime};
+use common::work::{rounds_per_us, take_tiny_sum, tiny, Task};
+use common::{settle, small_task, ProcessCpuTime};
 use criterion::measurement::{Measurement, WallTime};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
 use rayforce_pool::Pool;
 use rayon::prelude::*;
 use std::hint::black_box;
@@ -17,8 +21,6 @@ use std::time::{Duration, Instant};
 
 const WIDTHS: [usize; 2] = [2, 4];
 const SUM_LEN: usize = 64 << 20;
-const SPIN_COUNTS: [u32; 7] = [0, 8, 17, 35, 70, 140, 280];
-const BURST_GAP: Duration = Duration::from_micros(200);
 
 fn our_pool(width: usize) -> Pool {
     Pool::builder()
@@ -150,9 +152,14 @@ fn parallel_sum<M: Measurement>(c: &mut Criterion<M>, label: &str, data: &[u64])
     group.finish();
 }
 
-/// `iters` dispatches of two small tasks; with `gap`, each followed by that much idle time.
-/// Returns (wall time inside the dispatches, process CPU time of the whole loop): the CPU
-/// spent spinning through the gaps is the cost a spin count trades for latency.
+/// Task sizes of the sweep (two tasks per dispatch).
+const TASK_US: [u64; 5] = [5, 20, 50, 200, 1000];
+/// Bursty shapes: (task size, idle time after each dispatch).
+const BURSTS: [(u64, u64); 2] = [(20, 200), (200, 1000)];
+
+/// `iters` dispatches; with `gap`, each followed by that much idle time. Returns (wall time
+/// inside the dispatches, process CPU time of the whole loop, idle gaps included): the CPU
+/// a pool burns while nothing happens is the cost its spinning trades for latency.
 fn burst_loop(iters: u64, gap: Option<Duration>, dispatch: &dyn Fn()) -> (Duration, Duration) {
     let cpu_start = rayforce_rt::process_cpu_time();
     let mut wall = Duration::ZERO;
@@ -170,37 +177,134 @@ fn burst_loop(iters: u64, gap: Option<Duration>, dispatch: &dyn Fn()) -> (Durati
     (wall, rayforce_rt::process_cpu_time() - cpu_start)
 }
 
-/// The spin_count sweep, and rayon beside it, in wall (`pick_cpu == false`) or CPU time.
-fn spin_sweep<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, pick_cpu: bool) {
+/// One shape of two tasks per dispatch, for serial code, the pool and rayon, each with its
+/// own pool, built for this benchmark and asleep again before the next.
+fn two_task_shape<M: Measurement<Value = Duration>>(
+    group: &mut BenchmarkGroup<'_, M>,
+    name: &str,
+    task: Task,
+    gap: Option<Duration>,
+    pick_cpu: bool,
+) {
     let pick = |(wall, cpu): (Duration, Duration)| if pick_cpu { cpu } else { wall };
-    for (pattern, gap) in [("back_to_back", None), ("bursty", Some(BURST_GAP))] {
-        let mut group = c.benchmark_group(format!("spin_{pattern}_{label}"));
-        group.sample_size(20);
-        group.measurement_time(Duration::from_secs(2));
-        for spins in SPIN_COUNTS {
-            let pool = Pool::builder()
-                .workers(2)
-                .spin_count(spins)
-                .build()
-                .unwrap();
-            let dispatch = || {
+    settle();
+    group.bench_function(BenchmarkId::new("serial", name), |b| {
+        b.iter_custom(|iters| {
+            pick(burst_loop(iters, gap, &|| {
+                black_box(task.run(0) ^ task.run(1));
+            }))
+        })
+    });
+    settle();
+    let pool = our_pool(2);
+    group.bench_function(BenchmarkId::new("rayforce", name), |b| {
+        b.iter_custom(|iters| {
+            pick(burst_loop(iters, gap, &|| {
                 pool.dispatch(2, |i| {
-                    small_task(i);
+                    black_box(task.run(i));
                 })
-            };
-            group.bench_function(BenchmarkId::new("rayforce", spins), |b| {
-                b.iter_custom(|iters| pick(burst_loop(iters, gap, &dispatch)))
-            });
-        }
-        let rayon = rayon_pool(2);
-        let dispatch = || {
-            black_box(rayon.install(|| rayon::join(|| small_task(0), || small_task(1))));
-        };
-        group.bench_function("rayon", |b| {
-            b.iter_custom(|iters| pick(burst_loop(iters, gap, &dispatch)))
-        });
-        group.finish();
+            }))
+        })
+    });
+    drop(pool);
+    settle();
+    let rayon = rayon_pool(2);
+    group.bench_function(BenchmarkId::new("rayon", name), |b| {
+        b.iter_custom(|iters| {
+            pick(burst_loop(iters, gap, &|| {
+                black_box(rayon.install(|| rayon::join(|| task.run(0), || task.run(1))));
+            }))
+        })
+    });
+}
+
+/// The task-size sweep, back to back and bursty, in wall (`pick_cpu == false`) or CPU time.
+fn task_sizes<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, pick_cpu: bool) {
+    let rate = rounds_per_us();
+    let mut group = c.benchmark_group(format!("task_size_{label}"));
+    group.sample_size(10);
+    for us in TASK_US {
+        let task = Task::lasting(Duration::from_micros(us), rate);
+        two_task_shape(&mut group, &format!("{us}us"), task, None, pick_cpu);
     }
+    for (us, idle) in BURSTS {
+        let task = Task::lasting(Duration::from_micros(us), rate);
+        let gap = Some(Duration::from_micros(idle));
+        two_task_shape(
+            &mut group,
+            &format!("{us}us_every_{idle}us"),
+            task,
+            gap,
+            pick_cpu,
+        );
+    }
+    group.finish();
+}
+
+/// Fine-grained dispatch: `n` tiny tasks (add the index to a per-thread sum), against a
+/// plain loop and rayon's `into_par_iter().for_each`.
+fn fine_grained<M: Measurement>(c: &mut Criterion<M>, label: &str) {
+    let mut group = c.benchmark_group(format!("tiny_{label}"));
+    group.sample_size(10);
+    for n in [1_000usize, 100_000, 10_000_000] {
+        let name = format!("1e{}", n.ilog10());
+        settle();
+        group.bench_function(BenchmarkId::new("loop", &name), |b| {
+            b.iter(|| {
+                for i in 0..n {
+                    tiny(i);
+                }
+            })
+        });
+        take_tiny_sum();
+        settle();
+        let pool = our_pool(2);
+        group.bench_function(BenchmarkId::new("rayforce", &name), |b| {
+            b.iter(|| pool.dispatch(n, tiny))
+        });
+        drop(pool);
+        settle();
+        let rayon = rayon_pool(2);
+        group.bench_function(BenchmarkId::new("rayon", &name), |b| {
+            b.iter(|| rayon.install(|| (0..n).into_par_iter().for_each(tiny)))
+        });
+    }
+    group.finish();
+}
+
+/// Uneven tasks: 10,000 tasks of about 1 us, eight of them 1000x longer, placed at random
+/// (seeded) or all at the front. Against serial (the ideal split on 2 is half of it).
+fn uneven<M: Measurement>(c: &mut Criterion<M>, label: &str) {
+    let rate = rounds_per_us();
+    let short = Task::lasting(Duration::from_micros(1), rate);
+    let long = Task::lasting(Duration::from_millis(1), rate);
+    let n = 10_000;
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let spread: Vec<usize> = (0..8)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        })
+        .collect();
+    let mut group = c.benchmark_group(format!("uneven_{label}"));
+    group.sample_size(10);
+    for (placement, longs) in [("spread", spread), ("front", (0..8).collect())] {
+        let run = |i: usize| {
+            black_box(if longs.contains(&i) { long } else { short }.run(i));
+        };
+        settle();
+        group.bench_function(BenchmarkId::new("serial", placement), |b| {
+            b.iter(|| (0..n).for_each(run))
+        });
+        settle();
+        let pool = our_pool(2);
+        group.bench_function(BenchmarkId::new("rayforce", placement), |b| {
+            b.iter(|| pool.dispatch(n, run))
+        });
+    }
+    group.finish();
 }
 
 fn sum_data() -> Vec<u64> {
@@ -211,14 +315,18 @@ fn wall(c: &mut Criterion<WallTime>) {
     round_trip(c, "wall");
     alternating(c, "wall");
     parallel_sum(c, "wall", &sum_data());
-    spin_sweep(c, "wall", false);
+    task_sizes(c, "wall", false);
+    fine_grained(c, "wall");
+    uneven(c, "wall");
 }
 
 fn cpu(c: &mut Criterion<ProcessCpuTime>) {
     round_trip(c, "cpu");
     alternating(c, "cpu");
     parallel_sum(c, "cpu", &sum_data());
-    spin_sweep(c, "cpu", true);
+    task_sizes(c, "cpu", true);
+    fine_grained(c, "cpu");
+    uneven(c, "cpu");
 }
 
 criterion_group! {

@@ -30,8 +30,8 @@ for variant in signal_all no_withdraw complete_on_signal racy_claim; do
     else
         # A model fails with "... FAILED", or aborts the process mid-model (a panic during
         # a panic); either way the panicking model names itself.
-        caught=$(grep -oE "^thread '[a-z_]+'" "$log" | sort -u | sed "s/^thread //" | tr '\n' ' ')
-        echo "loom: broken variant '$variant' caught by: $caught"
+        caught=$( (grep -oE "^thread '[a-z_]+'" "$log" || true) | sort -u | sed "s/^thread //" | tr '\n' ' ')
+        echo "loom: broken variant '$variant' caught by: ${caught:-a model that aborted the process (see $log)}"
     fi
 done
 exit "$failed"

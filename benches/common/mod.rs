@@ -69,13 +69,15 @@ impl ValueFormatter for CpuFormatter {
     }
 }
 
-/// About 2.7 us of arithmetic on this kind of machine (the bursty pattern's task size).
+/// About 2.7 us of arithmetic on this kind of machine (the alternating benchmark's task).
 pub fn small_task(seed: usize) -> u64 {
-    let mut x = seed as u64 | 1;
-    for _ in 0..2_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    std::hint::black_box(x)
+    work::spin_work(seed as u64, 2_000)
+}
+
+pub mod work;
+
+/// Lets every helper of pools measured before fall asleep (their spin windows are far
+/// shorter), so that no spinning thread steals CPU from the next measurement.
+pub fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(30));
 }
