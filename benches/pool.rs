@@ -156,6 +156,8 @@ fn parallel_sum<M: Measurement>(c: &mut Criterion<M>, label: &str, data: &[u64])
 const TASK_US: [u64; 5] = [5, 20, 50, 200, 1000];
 /// Bursty shapes: (task size, idle time after each dispatch).
 const BURSTS: [(u64, u64); 2] = [(20, 200), (200, 1000)];
+/// The ceilings of the `spin_us` sweep.
+const SPIN_US: [u32; 7] = [0, 5, 10, 20, 50, 100, 200];
 
 /// `iters` dispatches; with `gap`, each followed by that much idle time. Returns (wall time
 /// inside the dispatches, process CPU time of the whole loop, idle gaps included): the CPU
@@ -241,6 +243,38 @@ fn task_sizes<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
     group.finish();
 }
 
+/// The `spin_us` sweep over the same shapes, the pool alone (its peers are above).
+fn spin_sweep<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, pick_cpu: bool) {
+    let pick = |(wall, cpu): (Duration, Duration)| if pick_cpu { cpu } else { wall };
+    let rate = rounds_per_us();
+    let shapes = TASK_US
+        .iter()
+        .map(|&us| (format!("{us}us"), us, None))
+        .chain(BURSTS.iter().map(|&(us, idle)| {
+            let gap = Some(Duration::from_micros(idle));
+            (format!("{us}us_every_{idle}us"), us, gap)
+        }));
+    let mut group = c.benchmark_group(format!("spin_us_{label}"));
+    group.sample_size(10);
+    for (name, us, gap) in shapes {
+        let task = Task::lasting(Duration::from_micros(us), rate);
+        for spin_us in SPIN_US {
+            settle();
+            let pool = Pool::builder().workers(2).spin_us(spin_us).build().unwrap();
+            group.bench_function(BenchmarkId::new(format!("spin_us={spin_us}"), &name), |b| {
+                b.iter_custom(|iters| {
+                    pick(burst_loop(iters, gap, &|| {
+                        pool.dispatch(2, |i| {
+                            black_box(task.run(i));
+                        })
+                    }))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 /// Fine-grained dispatch: `n` tiny tasks (add the index to a per-thread sum), against a
 /// plain loop and rayon's `into_par_iter().for_each`.
 fn fine_grained<M: Measurement>(c: &mut Criterion<M>, label: &str) {
@@ -316,6 +350,7 @@ fn wall(c: &mut Criterion<WallTime>) {
     alternating(c, "wall");
     parallel_sum(c, "wall", &sum_data());
     task_sizes(c, "wall", false);
+    spin_sweep(c, "wall", false);
     fine_grained(c, "wall");
     uneven(c, "wall");
 }
@@ -325,6 +360,7 @@ fn cpu(c: &mut Criterion<ProcessCpuTime>) {
     alternating(c, "cpu");
     parallel_sum(c, "cpu", &sum_data());
     task_sizes(c, "cpu", true);
+    spin_sweep(c, "cpu", true);
     fine_grained(c, "cpu");
     uneven(c, "cpu");
 }

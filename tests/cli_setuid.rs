@@ -35,12 +35,12 @@ fn allows_setuid(dir: &Path) -> bool {
 fn run_as_runner(binary: &Path) -> std::io::Result<(Value, Value, String)> {
     let out = Command::new(binary)
         .args(["tunables", "--json"])
-        .env("RAYFORCE_TUNABLES", "rayforce.pool.spin_count=7")
+        .env("RAYFORCE_TUNABLES", "rayforce.pool.spin_us=7")
         .uid(RUNNER_UID)
         .gid(RUNNER_GID)
         .output()?;
     let report: Value = serde_json::from_str(&common::success_stdout(out)).unwrap();
-    let spin = common::tunable(&report, "rayforce.pool.spin_count").clone();
+    let spin = common::tunable(&report, "rayforce.pool.spin_us").clone();
     Ok((
         spin["value"].clone(),
         spin["source"].clone(),
@@ -48,8 +48,8 @@ fn run_as_runner(binary: &Path) -> std::io::Result<(Value, Value, String)> {
     ))
 }
 
-fn default_spin_count() -> u64 {
-    rayforce_tunables::registry::Id::SpinCount
+fn default_spin_us() -> u64 {
+    rayforce_tunables::registry::Id::SpinUs
         .tunable()
         .default
         .unwrap()
@@ -97,7 +97,7 @@ fn setuid_copy_ignores_the_variable() {
     let (value, source, diagnostics) = run_as_runner(&copy).unwrap();
     assert_eq!(
         (value, source),
-        (Value::from(default_spin_count()), Value::from("default")),
+        (Value::from(default_spin_us()), Value::from("default")),
         "setuid run"
     );
     assert!(diagnostics.contains("setuid or setgid"), "{diagnostics}");

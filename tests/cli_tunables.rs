@@ -22,11 +22,11 @@ fn tunables(string: &[u8], extra: &[&str]) -> Output {
         .unwrap()
 }
 
-/// (value of spin_count, its source, diagnostic messages) from `--json`.
-fn spin_count_and_messages(string: &[u8]) -> (Value, String, Vec<String>) {
+/// (value of spin_us, its source, diagnostic messages) from `--json`.
+fn spin_us_and_messages(string: &[u8]) -> (Value, String, Vec<String>) {
     let out = tunables(string, &["--json"]);
     let report: Value = serde_json::from_str(&common::success_stdout(out)).unwrap();
-    let spin = common::tunable(&report, "rayforce.pool.spin_count").clone();
+    let spin = common::tunable(&report, "rayforce.pool.spin_us").clone();
     let messages = report["diagnostics"]
         .as_array()
         .unwrap()
@@ -52,34 +52,34 @@ fn spin_count_and_messages(string: &[u8]) -> (Value, String, Vec<String>) {
 
 #[test]
 fn every_hostile_case_shows_effect_and_diagnostic() {
-    let long = [b"rayforce.pool.spin_count=".as_slice(), &[b'9'; 10_000]].concat();
+    let long = [b"rayforce.pool.spin_us=".as_slice(), &[b'9'; 10_000]].concat();
     let cases: Vec<(&[u8], Option<&str>)> = vec![
         (b"", None),
         (b":", None),
         (b":::", None),
         (b"=", Some("no tunable name")),
         (b"=4", Some("no tunable name")),
-        (b"rayforce.pool.spin_count", Some("expected name=value")),
+        (b"rayforce.pool.spin_us", Some("expected name=value")),
         (
-            b"rayforce.pool.spin_count=",
-            Some("no value for rayforce.pool.spin_count"),
+            b"rayforce.pool.spin_us=",
+            Some("no value for rayforce.pool.spin_us"),
         ),
-        (b"rayforce.pool.spin_count=4=4", Some("not a number")),
-        (b"rayforce.pool.spin_count=abc", Some("not a number")),
-        (b"rayforce.pool.spin_count=4abc", Some("not a number")),
-        (b"rayforce.pool.spin_count=-1", Some("not a number")),
+        (b"rayforce.pool.spin_us=4=4", Some("not a number")),
+        (b"rayforce.pool.spin_us=abc", Some("not a number")),
+        (b"rayforce.pool.spin_us=4abc", Some("not a number")),
+        (b"rayforce.pool.spin_us=-1", Some("not a number")),
         (
-            b"rayforce.pool.spin_count=18446744073709551616",
+            b"rayforce.pool.spin_us=18446744073709551616",
             Some("too large"),
         ),
         (&long, Some("too large")),
         (
-            b"RAYFORCE.POOL.SPIN_COUNT=7",
-            Some("did you mean `rayforce.pool.spin_count`"),
+            b"RAYFORCE.POOL.SPIN_US=7",
+            Some("did you mean `rayforce.pool.spin_us`"),
         ),
         (
-            b"rayforce.pool.spin_countx=7",
-            Some("did you mean `rayforce.pool.spin_count`"),
+            b"rayforce.pool.spin_usx=7",
+            Some("did you mean `rayforce.pool.spin_us`"),
         ),
         (b"rayforce.pool=7", Some("unknown tunable")),
         (
@@ -95,18 +95,18 @@ fn every_hostile_case_shows_effect_and_diagnostic() {
             Some("not a value of rayforce.cpu.policy"),
         ),
         (b"rayforce.pool.spin\xffcount=7", Some("spin\\xffcount")),
-        (b"rayforce.pool.spin_count=7\xff", Some("7\\xff")),
+        (b"rayforce.pool.spin_us=7\xff", Some("7\\xff")),
     ];
-    let default_spin_count = rayforce_tunables::registry::Id::SpinCount
+    let default_spin_us = rayforce_tunables::registry::Id::SpinUs
         .tunable()
         .default
         .unwrap();
     for (string, expected) in cases {
-        let (value, source, messages) = spin_count_and_messages(string);
+        let (value, source, messages) = spin_us_and_messages(string);
         let shown = String::from_utf8_lossy(string);
         assert_eq!(
             (value, source.as_str()),
-            (Value::from(default_spin_count), "default"),
+            (Value::from(default_spin_us), "default"),
             "{shown}"
         );
         match expected {
@@ -118,10 +118,10 @@ fn every_hostile_case_shows_effect_and_diagnostic() {
         }
     }
     for (string, applied) in [
-        (&b"rayforce.pool.spin_count=0x10"[..], 16),
-        (b" rayforce.pool.spin_count = 7 ", 7),
+        (&b"rayforce.pool.spin_us=0x10"[..], 16),
+        (b" rayforce.pool.spin_us = 7 ", 7),
     ] {
-        let (value, source, messages) = spin_count_and_messages(string);
+        let (value, source, messages) = spin_us_and_messages(string);
         assert_eq!(
             (value, source.as_str()),
             (Value::from(applied), "RAYFORCE_TUNABLES")
@@ -161,9 +161,6 @@ fn strict_mode_fails_with_exit_2_and_diagnostics_on_stderr() {
         stderr.contains("rayforce.pool.spinn=3") && stderr.contains("strict"),
         "{stderr}"
     );
-    let clean = tunables(
-        b"rayforce.tunables.strict=1:rayforce.pool.spin_count=3",
-        &[],
-    );
+    let clean = tunables(b"rayforce.tunables.strict=1:rayforce.pool.spin_us=3", &[]);
     assert_eq!(clean.status.code(), Some(0));
 }

@@ -2,13 +2,15 @@
 //! Invariants (pool/src/README.md "Invariants"): every task runs exactly once; no helper
 //! touches a dispatch after it returned; between dispatches no permit is left and no helper
 //! attached (no drift); a dispatch wakes at most `min(n_tasks - 1, helpers)` helpers; a
-//! wide dispatch after narrow ones gets all its helpers; a panic reaches the caller.
+//! wide dispatch after narrow ones gets all its helpers; a panic reaches the caller; and the
+//! same with a helper that spins between dispatches (the adaptive path, window non-zero).
 #![cfg(rayforce_loom)]
 
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::{Condvar, Mutex};
 use rayforce_pool::{Pool, SignalState};
+use rayforce_tunables::cpu::{Count, CpuCounts, Source};
 
 /// A cell the tasks read and the caller writes after the dispatch: loom reports a data race
 /// if any read is not ordered before the write.
@@ -34,7 +36,7 @@ fn pool(workers: usize, wide: usize) -> Pool {
     Pool::builder()
         .workers(workers)
         .wide_workers(wide)
-        .spin_count(0)
+        .spin_us(0)
         .build()
         .unwrap()
 }
@@ -77,6 +79,37 @@ fn narrow_then_wide_then_narrow_runs_every_task_once() {
         let pool = pool(3, 3);
         dispatch_checked(&pool, 1, false);
         dispatch_checked(&pool, 3, false);
+        dispatch_checked(&pool, 2, false);
+    });
+}
+
+/// Two CPUs for the policy: one helper may spin.
+fn two_cpus() -> CpuCounts {
+    let count = |value| Count {
+        value,
+        source: Source::OnlineList,
+        fallback: false,
+    };
+    CpuCounts {
+        online: count(2),
+        schedulable: count(2),
+        physical: count(2),
+        quota: None,
+    }
+}
+
+#[test]
+fn a_spinning_helper_runs_back_to_back_dispatches_once_without_drift() {
+    loom::model(|| {
+        // A spin window of two clock readings: the helper spins between the dispatches,
+        // and the second is posted to it while it spins or after it gave up.
+        let pool = Pool::builder()
+            .workers(2)
+            .spin_us(2)
+            .cpu_counts(two_cpus())
+            .build()
+            .unwrap();
+        dispatch_checked(&pool, 2, false);
         dispatch_checked(&pool, 2, false);
     });
 }

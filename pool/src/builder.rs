@@ -2,6 +2,7 @@
 
 use crate::crew::{StartError, ThreadStart};
 use crate::pool::Pool;
+use crate::spin::SpinLimits;
 use crate::sync::Arc;
 use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy};
 use rayforce_tunables::{Choices, Tunables};
@@ -58,7 +59,7 @@ pub struct PoolBuilder {
     policy: Option<CpuPolicy>,
     workers: Option<usize>,
     wide_workers: Option<usize>,
-    spin_count: Option<u32>,
+    spin_us: Option<u32>,
     tunables: Option<Tunables>,
     counts: Option<CpuCounts>,
     on_start: Option<ThreadStart>,
@@ -113,9 +114,10 @@ impl PoolBuilder {
         self
     }
 
-    /// Spins before an idle helper or a waiting caller blocks (`rayforce.pool.spin_count`).
-    pub fn spin_count(mut self, spins: u32) -> Self {
-        self.spin_count = Some(spins);
+    /// The ceiling of the adaptive spin window of an idle helper or a caller waiting for
+    /// its last helper, in microseconds (`rayforce.pool.spin_us`); 0 blocks at once.
+    pub fn spin_us(mut self, micros: u32) -> Self {
+        self.spin_us = Some(micros);
         self
     }
 
@@ -144,24 +146,27 @@ impl PoolBuilder {
             .tunables
             .unwrap_or_else(|| Tunables::from_choices(&Choices::new()));
         let policy = self.policy.unwrap_or_else(|| tunables.policy());
-        // Read the machine only if a width is left to it, and then once.
-        let mut read = None;
-        let mut auto = || {
-            *read.get_or_insert_with(|| {
-                widths(&tunables, policy, &self.counts.unwrap_or_else(cpu::read))
-            })
-        };
+        // Read the machine only if something is left to it, and then once.
+        let mut counts = self.counts;
+        let mut reading = || *counts.get_or_insert_with(cpu::read);
         let width = match self.workers {
             Some(0) => return Err(BuildError::ZeroWorkers),
             Some(n) => n,
-            None => auto().0,
+            None => widths(&tunables, policy, &reading()).0,
         };
         let wide_width = match self.wide_workers {
             Some(n) => n.max(width),
             None if self.workers.is_some() => width,
-            None => auto().1.max(width),
+            None => widths(&tunables, policy, &reading()).1.max(width),
         };
-        let spin_count = self.spin_count.unwrap_or_else(|| tunables.spin_count());
-        Ok(Pool::start(width, wide_width, spin_count, self.on_start)?)
+        let spin_us = self.spin_us.unwrap_or_else(|| tunables.spin_us());
+        // Spinners are capped by the policy's CPU count (README "Spinning").
+        let cpus = if spin_us > 0 {
+            reading().count(policy, tunables.quota_cap())
+        } else {
+            1
+        };
+        let limits = SpinLimits::new(spin_us, cpus);
+        Ok(Pool::start(width, wide_width, limits, self.on_start)?)
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::job::Job;
 use crate::signal::Signal;
+use crate::spin::SpinLimits;
 use crate::stats::Counters;
 use crate::sync::{
     self, thread, Arc, AtomicBool, AtomicPtr, AtomicUsize, Condvar, Mutex, Ordering,
@@ -23,7 +24,6 @@ pub(crate) struct Shared {
     /// A caller owns the helpers (README step 1).
     busy: AtomicBool,
     pub(crate) counters: Counters,
-    pub(crate) spin_count: u32,
     /// The fork generation (`fork.rs`) this crew's helpers run in.
     pub(crate) generation: u64,
     /// Where helpers with a start hook report that it returned.
@@ -65,17 +65,16 @@ impl Crew {
     /// A crew of `helpers` helpers for the current fork generation.
     pub(crate) fn start(
         helpers: usize,
-        spin_count: u32,
+        limits: SpinLimits,
         generation: u64,
         on_start: Option<&ThreadStart>,
     ) -> Result<Crew, StartError> {
         let crew = Crew {
             shared: Arc::new(Shared {
-                signal: Signal::new(),
+                signal: Signal::new(limits),
                 job: AtomicPtr::new(std::ptr::null_mut()),
                 busy: AtomicBool::new(false),
                 counters: Counters::new(),
-                spin_count,
                 generation,
                 startup: Startup {
                     state: Mutex::new(StartState::default()),

@@ -12,6 +12,7 @@ mod fork;
 mod job;
 mod pool;
 mod signal;
+mod spin;
 mod stats;
 mod sync;
 mod unwind;

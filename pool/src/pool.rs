@@ -5,8 +5,10 @@ use crate::crew::{Crew, StartError, ThreadStart};
 use crate::fork;
 use crate::job::Job;
 use crate::signal::SignalState;
+use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
-use crate::sync::{self, thread_local, AtomicPtr, Ordering};
+use crate::sync::unmodeled::AtomicPtr;
+use crate::sync::{self, thread_local, Ordering};
 use crate::unwind::AbortOnUnwind;
 use std::cell::Cell;
 use std::panic::{RefUnwindSafe, UnwindSafe};
@@ -30,7 +32,7 @@ thread_local! {
 pub struct Pool {
     width: usize,
     wide_width: usize,
-    spin_count: u32,
+    limits: SpinLimits,
     on_start: Option<ThreadStart>,
     /// The helpers of this process.
     ///
@@ -52,15 +54,15 @@ impl Pool {
     pub(crate) fn start(
         width: usize,
         wide_width: usize,
-        spin_count: u32,
+        limits: SpinLimits,
         on_start: Option<ThreadStart>,
     ) -> Result<Pool, StartError> {
         fork::watch();
-        let crew = Crew::start(width - 1, spin_count, fork::generation(), on_start.as_ref())?;
+        let crew = Crew::start(width - 1, limits, fork::generation(), on_start.as_ref())?;
         Ok(Pool {
             width,
             wide_width: wide_width.max(width),
-            spin_count,
+            limits,
             on_start,
             crew: AtomicPtr::new(Box::into_raw(Box::new(crew))),
         })
@@ -90,8 +92,8 @@ impl Pool {
         } else {
             self.width - 1
         };
-        let fresh = Crew::start(helpers, self.spin_count, generation, self.on_start.as_ref())
-            .or_else(|_| Crew::start(0, self.spin_count, generation, None))
+        let fresh = Crew::start(helpers, self.limits, generation, self.on_start.as_ref())
+            .or_else(|_| Crew::start(0, self.limits, generation, None))
             .expect("a crew without helpers starts no thread");
         if stale.wide_started() {
             fresh.start_wide(helpers, self.on_start.as_ref());
@@ -135,8 +137,7 @@ impl Pool {
 
     /// What the pool has done so far (in this process: a forked child counts afresh).
     pub fn stats(&self) -> Stats {
-        let shared = &self.crew().shared;
-        shared.counters.snapshot(&shared.signal.empty_wakes)
+        self.crew().shared.counters.snapshot()
     }
 
     /// The signal word now: between dispatches, both counts are zero (no drift).
@@ -210,7 +211,7 @@ impl Pool {
         } else {
             shared
                 .signal
-                .wait_until_quiet(shared.spin_count, || job.finished());
+                .wait_until_quiet(&shared.counters, || job.finished());
         }
         guard.disarm();
         shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);

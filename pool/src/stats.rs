@@ -1,9 +1,13 @@
 //! `Stats`: counters of what the pool did, for tests and tuning (all Relaxed: no counter
-//! orders anything).
+//! orders anything, so loom does not explore them: `sync::unmodeled`).
 
-use crate::sync::{AtomicU64, Ordering};
+use crate::sync::unmodeled::AtomicU64;
+use crate::sync::Ordering;
+use std::time::Duration;
 
-/// What the pool has done since it was built.
+/// What the pool has done since it was built: dispatches, and the trade its spinning makes
+/// between latency (dispatches caught by a spinning helper) and CPU (time spent spinning,
+/// kernel wake-ups).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Calls to `dispatch` or `dispatch_wide` with at least one task.
@@ -16,6 +20,15 @@ pub struct Stats {
     /// Helpers woken that found no task: a permit taken after the tasks ran out, or a
     /// kernel wake-up that found no permit.
     pub wasted_wakeups: u64,
+    /// Waits (a helper's for a permit, a caller's for its last helper) that ended while
+    /// spinning: a dispatch caught without a kernel wake-up.
+    pub caught_spinning: u64,
+    /// Spin windows that ran out and ended in blocking.
+    pub spins_then_blocked: u64,
+    /// Time spent spinning, helpers and callers together.
+    pub spin_time: Duration,
+    /// Returns from blocking in the kernel (helpers and callers).
+    pub kernel_wakeups: u64,
 }
 
 pub(crate) struct Counters {
@@ -23,6 +36,11 @@ pub(crate) struct Counters {
     pub(crate) inline_dispatches: AtomicU64,
     pub(crate) wakeups: AtomicU64,
     pub(crate) empty_attachments: AtomicU64,
+    pub(crate) empty_wakes: AtomicU64,
+    pub(crate) kernel_wakeups: AtomicU64,
+    caught_spinning: AtomicU64,
+    spins_then_blocked: AtomicU64,
+    spin_ns: AtomicU64,
 }
 
 impl Counters {
@@ -32,6 +50,11 @@ impl Counters {
             inline_dispatches: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
             empty_attachments: AtomicU64::new(0),
+            empty_wakes: AtomicU64::new(0),
+            kernel_wakeups: AtomicU64::new(0),
+            caught_spinning: AtomicU64::new(0),
+            spins_then_blocked: AtomicU64::new(0),
+            spin_ns: AtomicU64::new(0),
         }
     }
 
@@ -39,13 +62,27 @@ impl Counters {
         counter.fetch_add(1, Ordering::Relaxed);
     }
 
-    pub(crate) fn snapshot(&self, empty_wakes: &AtomicU64) -> Stats {
+    /// One spin of `spun_ns` that caught what it waited for, or ran out.
+    pub(crate) fn spun(&self, spun_ns: u64, caught: bool) {
+        self.spin_ns.fetch_add(spun_ns, Ordering::Relaxed);
+        Counters::bump(if caught {
+            &self.caught_spinning
+        } else {
+            &self.spins_then_blocked
+        });
+    }
+
+    pub(crate) fn snapshot(&self) -> Stats {
+        let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         Stats {
-            dispatches: self.dispatches.load(Ordering::Relaxed),
-            inline_dispatches: self.inline_dispatches.load(Ordering::Relaxed),
-            wakeups: self.wakeups.load(Ordering::Relaxed),
-            wasted_wakeups: self.empty_attachments.load(Ordering::Relaxed)
-                + empty_wakes.load(Ordering::Relaxed),
+            dispatches: get(&self.dispatches),
+            inline_dispatches: get(&self.inline_dispatches),
+            wakeups: get(&self.wakeups),
+            wasted_wakeups: get(&self.empty_attachments) + get(&self.empty_wakes),
+            caught_spinning: get(&self.caught_spinning),
+            spins_then_blocked: get(&self.spins_then_blocked),
+            spin_time: Duration::from_nanos(get(&self.spin_ns)),
+            kernel_wakeups: get(&self.kernel_wakeups),
         }
     }
 }

@@ -14,6 +14,13 @@ mod imp {
     pub(crate) fn spin_hint() {
         std::hint::spin_loop();
     }
+
+    /// Monotonic time in nanoseconds since the first call in this process.
+    pub(crate) fn now_ns() -> u64 {
+        static BASE: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        let elapsed = BASE.get_or_init(std::time::Instant::now).elapsed();
+        u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX)
+    }
 }
 
 #[cfg(rayforce_loom)]
@@ -29,9 +36,32 @@ mod imp {
     pub(crate) fn spin_hint() {
         loom::thread::yield_now();
     }
+
+    loom::thread_local! {
+        static CLOCK: std::cell::Cell<u64> = std::cell::Cell::new(0);
+    }
+
+    /// A per-thread counter that advances one microsecond per reading: the models never
+    /// depend on real time, and a spin window of N microseconds is N readings.
+    pub(crate) fn now_ns() -> u64 {
+        CLOCK.with(|clock| {
+            let now = clock.get() + 1_000;
+            clock.set(now);
+            now
+        })
+    }
 }
 
 pub(crate) use imp::*;
+
+/// Atomics that loom need not explore, in both builds: they order nothing between the
+/// pool's threads. Statistics counters (Relaxed counts), and the pointer to a pool's crew,
+/// which is written before any other thread can see the pool and replaced only in a forked
+/// child (there is no fork under loom). Each loom atomic multiplies the schedules a model
+/// explores; these would add schedules without adding anything to check.
+pub(crate) mod unmodeled {
+    pub(crate) use std::sync::atomic::{AtomicPtr, AtomicU64};
+}
 
 /// Locks `mutex`, ignoring poisoning: the pool's locks guard no data that a panic could
 /// leave half-written (tasks' panics are caught before they reach a lock).

@@ -3,7 +3,6 @@
 //! other threads depend on abort the process rather than unwind through them.
 
 use std::any::Any;
-use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 
 /// A caught panic's payload.
@@ -29,7 +28,9 @@ pub(crate) fn message(payload: &Panic) -> String {
 /// Aborts the process if it is dropped by unwinding: a step between posting a dispatch and
 /// its caller returning, or a helper's loop, must never unwind (a helper could touch a freed
 /// job, or a caller wait forever). Leave the guarded section with [`disarm`](Self::disarm).
-pub(crate) struct AbortOnUnwind(pub(crate) &'static str);
+pub(crate) struct AbortOnUnwind(
+    #[cfg_attr(rayforce_loom, allow(dead_code))] pub(crate) &'static str,
+);
 
 impl AbortOnUnwind {
     /// The guarded section ended normally.
@@ -46,6 +47,7 @@ impl Drop for AbortOnUnwind {
 
     #[cfg(not(rayforce_loom))]
     fn drop(&mut self) {
+        use std::io::Write;
         let _ = writeln!(
             std::io::stderr(),
             "rayforce-pool: {} unwound; aborting",

@@ -5,6 +5,7 @@ use crate::crew::{Shared, ThreadStart};
 use crate::fork;
 use crate::pool::mark_helper_thread;
 use crate::signal::Wait;
+use crate::spin::Gaps;
 use crate::stats::Counters;
 use crate::sync::Ordering;
 use crate::unwind::{self, AbortOnUnwind};
@@ -31,7 +32,8 @@ pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) 
     // In a child forked from inside one of this helper's tasks, this thread is the child's
     // only one: it claims no more of the parent's tasks, detaches and exits (README "Fork").
     let forked_away = || fork::generation() != shared.generation;
-    while let Wait::Attached { .. } = shared.signal.wait_for_permit(shared.spin_count) {
+    let mut gaps = Gaps::default();
+    while let Wait::Attached = shared.signal.wait_for_permit(&mut gaps, &shared.counters) {
         Counters::bump(&shared.counters.wakeups);
         // Relaxed: the Acquire CAS that attached us ordered the caller's store (README step 3).
         let job = shared.job.load(Ordering::Relaxed);

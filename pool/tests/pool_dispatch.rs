@@ -46,7 +46,7 @@ fn every_task_runs_once_and_borrows_the_callers_stack() {
 
 #[test]
 fn a_narrow_dispatch_wakes_at_most_n_minus_1_helpers() {
-    let pool = Pool::builder().workers(8).spin_count(0).build().unwrap();
+    let pool = Pool::builder().workers(8).spin_us(0).build().unwrap();
     for n in [1usize, 2, 3, 2, 1, 8, 2] {
         for _ in 0..50 {
             let before = pool.stats().wakeups;
@@ -63,7 +63,7 @@ fn a_narrow_dispatch_wakes_at_most_n_minus_1_helpers() {
 
 #[test]
 fn tasks_that_need_n_participants_wake_exactly_n_minus_1_helpers() {
-    let pool = Pool::builder().workers(8).spin_count(0).build().unwrap();
+    let pool = Pool::builder().workers(8).spin_us(0).build().unwrap();
     for n in [2usize, 3, 2, 5, 2] {
         // Each task waits until all n have started, so n participants must run at once.
         let started = AtomicUsize::new(0);
@@ -232,9 +232,8 @@ fn width_comes_from_explicit_workers_then_tunables_then_the_policy() {
     ));
 }
 
-#[test]
-fn stress_random_widths_narrow_and_wide() {
-    let pool = pool(4);
+/// `rounds` dispatches of random widths, narrow and wide, each task counted.
+fn stress(pool: &Pool, rounds: usize) {
     let width = pool.width();
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = || {
@@ -245,7 +244,7 @@ fn stress_random_widths_narrow_and_wide() {
         seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
     };
     let counts: Vec<AtomicU32> = (0..=4 * width).map(|_| AtomicU32::new(0)).collect();
-    for round in 0..100_000 {
+    for round in 0..rounds {
         let r = next();
         let n = (r % (4 * width as u64 + 1)) as usize;
         let task = |i: usize| {
@@ -266,4 +265,28 @@ fn stress_random_widths_narrow_and_wide() {
         }
     }
     assert_eq!(pool.signal_state(), SignalState::IDLE);
+}
+
+#[test]
+fn stress_random_widths_narrow_and_wide() {
+    stress(&pool(4), 100_000);
+}
+
+#[test]
+fn with_spin_us_0_every_wait_blocks_and_every_result_is_exact() {
+    let pool = Pool::builder()
+        .workers(4)
+        .wide_workers(6)
+        .spin_us(0)
+        .build()
+        .unwrap();
+    stress(&pool, 20_000);
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.caught_spinning, stats.spins_then_blocked),
+        (0, 0),
+        "{stats:?}"
+    );
+    assert_eq!(stats.spin_time, std::time::Duration::ZERO);
+    assert!(stats.kernel_wakeups > 0, "helpers blocked: {stats:?}");
 }

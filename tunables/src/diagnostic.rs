@@ -526,14 +526,12 @@ mod tests {
         assert!(text(Problem::BelowMinimum(Id::ArenaMax, 0))
             .contains("0 is below the minimum of rayforce.malloc.arena_max (expected decimal or 0x hex in 1..=1024); default (auto) kept"));
         assert!(text(Problem::UnknownName {
-            suggestion: Some(Id::SpinCount)
+            suggestion: Some(Id::SpinUs)
         })
-        .contains("did you mean `rayforce.pool.spin_count`?"));
+        .contains("did you mean `rayforce.pool.spin_us`?"));
         assert!(text(Problem::WrongSeparator(b',')).contains("separated by ':' not ','"));
-        let default = Id::SpinCount.tunable().default.unwrap();
-        assert!(
-            text(Problem::NotANumber(Id::SpinCount)).contains(&format!("default {default} kept"))
-        );
+        let default = Id::SpinUs.tunable().default.unwrap();
+        assert!(text(Problem::NotANumber(Id::SpinUs)).contains(&format!("default {default} kept")));
     }
 
     #[test]

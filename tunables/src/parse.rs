@@ -27,10 +27,10 @@ pub struct Parsed {
 /// ```
 /// use rayforce_tunables::parse::parse;
 /// use rayforce_tunables::registry::Id;
-/// let parsed = parse(b"rayforce.pool.spin_count=0x10:rayforce.pool.spinn=3");
-/// assert_eq!(parsed.values[Id::SpinCount as usize], Some(16));
+/// let parsed = parse(b"rayforce.pool.spin_us=0x10:rayforce.pool.spinn=3");
+/// assert_eq!(parsed.values[Id::SpinUs as usize], Some(16));
 /// let diagnostic = parsed.diagnostics.iter().next().unwrap();
-/// assert!(diagnostic.to_string().contains("did you mean `rayforce.pool.spin_count`?"));
+/// assert!(diagnostic.to_string().contains("did you mean `rayforce.pool.spin_us`?"));
 /// ```
 pub fn parse(bytes: &[u8]) -> Parsed {
     let mut parsed = Parsed::default();
@@ -230,15 +230,9 @@ mod tests {
     #[test]
     fn suggestions() {
         let s = |name: &str| suggest(name.as_bytes()).map(|id| id.tunable().name);
-        assert_eq!(s("rayforce.pool.spinn"), Some("rayforce.pool.spin_count"));
-        assert_eq!(
-            s("rayforce.pool.spin_countx"),
-            Some("rayforce.pool.spin_count")
-        );
-        assert_eq!(
-            s("RAYFORCE.POOL.SPIN_COUNT"),
-            Some("rayforce.pool.spin_count")
-        );
+        assert_eq!(s("rayforce.pool.spinn"), Some("rayforce.pool.spin_us"));
+        assert_eq!(s("rayforce.pool.spin_usx"), Some("rayforce.pool.spin_us"));
+        assert_eq!(s("RAYFORCE.POOL.SPIN_US"), Some("rayforce.pool.spin_us"));
         assert_eq!(
             s("rayforce.malloc.arena_mx"),
             Some("rayforce.malloc.arena_max")

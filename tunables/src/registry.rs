@@ -18,8 +18,8 @@ pub enum Id {
     ArenasPerCpu,
     /// `rayforce.pool.workers`
     PoolWorkers,
-    /// `rayforce.pool.spin_count`
-    SpinCount,
+    /// `rayforce.pool.spin_us`
+    SpinUs,
     /// `rayforce.pool.wide`
     PoolWide,
     /// `rayforce.tunables.strict`
@@ -73,11 +73,10 @@ const MAX_WIDTH: u64 = crate::cpu::MAX_CPUS as u64;
 /// allocation to grow it), and more than a thousand heaps only strand memory.
 pub const MAX_ARENAS: u64 = 1024;
 
-/// Spin iterations before a pool helper (or a waiting caller) blocks. The pool's sweep
-/// (BENCHMARKS.md, "spin_count") measured 35 as costly as 70 back to back and about 12%
-/// cheaper in CPU for bursty dispatches at no wall-time cost; below 35, back-to-back
-/// dispatches pay kernel wake-ups (about 1.5x the wall time).
-const DEFAULT_SPIN_COUNT: u64 = 35;
+/// The ceiling of the pool's adaptive spin window, in microseconds. The pool's sweep
+/// (BENCHMARKS.md, "spin_us") chose it; windows are also capped by the measured cost of a
+/// kernel wake-up, and learned from each waiter's recent idle gaps.
+const DEFAULT_SPIN_US: u64 = 50;
 
 /// Arenas per counted CPU when `arena_max` is unset. The allocator's sweep (BENCHMARKS.md,
 /// "Arena-count sweep"): more arenas cost up to 23% more resident memory for no throughput
@@ -133,15 +132,15 @@ pub static TABLE: [Tunable; COUNT] = [
         variable: "RAYFORCE_CORES",
     },
     Tunable {
-        id: Id::SpinCount,
-        name: "rayforce.pool.spin_count",
+        id: Id::SpinUs,
+        name: "rayforce.pool.spin_us",
         kind: Kind::Unsigned {
             min: 0,
             max: 100_000,
         },
-        default: Some(DEFAULT_SPIN_COUNT),
-        description: "spins before an idle pool helper blocks in the kernel",
-        variable: "RAYFORCE_SPIN_COUNT",
+        default: Some(DEFAULT_SPIN_US),
+        description: "ceiling of an idle pool thread's adaptive spin, in us (0: block at once)",
+        variable: "RAYFORCE_SPIN_US",
     },
     Tunable {
         id: Id::PoolWide,
@@ -169,7 +168,7 @@ impl Id {
         Id::ArenaMax,
         Id::ArenasPerCpu,
         Id::PoolWorkers,
-        Id::SpinCount,
+        Id::SpinUs,
         Id::PoolWide,
         Id::Strict,
     ];

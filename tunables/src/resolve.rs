@@ -301,9 +301,9 @@ impl Tunables {
         self.number(Id::PoolWorkers).map(|n| n as usize)
     }
 
-    /// `rayforce.pool.spin_count`.
-    pub fn spin_count(&self) -> u32 {
-        self.number(Id::SpinCount).map_or(0, |n| n as u32)
+    /// `rayforce.pool.spin_us`: the ceiling of the pool's spin window, in microseconds.
+    pub fn spin_us(&self) -> u32 {
+        self.number(Id::SpinUs).map_or(0, |n| n as u32)
     }
 
     /// `rayforce.pool.wide`.

@@ -20,9 +20,7 @@ fn clear() {
 #[test]
 fn environment_precedence_and_hostile_variables() {
     clear();
-    let program = Choices::new()
-        .set(Id::PoolWorkers, 2)
-        .set(Id::SpinCount, 10);
+    let program = Choices::new().set(Id::PoolWorkers, 2).set(Id::SpinUs, 10);
 
     // Per-knob variables beat the program.
     std::env::set_var("RAYFORCE_CORES", "3");
@@ -32,7 +30,7 @@ fn environment_precedence_and_hostile_variables() {
         (Some(3), ValueSource::Variable)
     );
     assert_eq!(
-        (t.spin_count(), t.get(Id::SpinCount).source),
+        (t.spin_us(), t.get(Id::SpinUs).source),
         (10, ValueSource::Program)
     );
 

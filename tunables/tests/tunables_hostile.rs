@@ -45,10 +45,10 @@ fn rejected(case: &[u8]) -> Problem {
         "{:?}: {problems:?}",
         String::from_utf8_lossy(case)
     );
-    let spin = tunables.get(Id::SpinCount);
+    let spin = tunables.get(Id::SpinUs);
     assert_eq!(
         (spin.value, spin.source),
-        (Id::SpinCount.tunable().default, ValueSource::Default),
+        (Id::SpinUs.tunable().default, ValueSource::Default),
         "{:?}",
         String::from_utf8_lossy(case)
     );
@@ -64,7 +64,7 @@ fn empty_and_separator_only_strings_change_nothing() {
             "{:?}",
             tunables.diagnostics()
         );
-        assert_eq!(tunables.get(Id::SpinCount).source, ValueSource::Default);
+        assert_eq!(tunables.get(Id::SpinUs).source, ValueSource::Default);
     }
 }
 
@@ -72,42 +72,39 @@ fn empty_and_separator_only_strings_change_nothing() {
 fn missing_names_and_values() {
     assert_eq!(rejected(b"="), Problem::EmptyName);
     assert_eq!(rejected(b"=4"), Problem::EmptyName);
+    assert_eq!(rejected(b"rayforce.pool.spin_us"), Problem::MissingEquals);
     assert_eq!(
-        rejected(b"rayforce.pool.spin_count"),
-        Problem::MissingEquals
+        rejected(b"rayforce.pool.spin_us="),
+        Problem::EmptyValue(Id::SpinUs)
     );
     assert_eq!(
-        rejected(b"rayforce.pool.spin_count="),
-        Problem::EmptyValue(Id::SpinCount)
-    );
-    assert_eq!(
-        rejected(b"rayforce.pool.spin_count=4=4"),
-        Problem::NotANumber(Id::SpinCount)
+        rejected(b"rayforce.pool.spin_us=4=4"),
+        Problem::NotANumber(Id::SpinUs)
     );
 }
 
 #[test]
 fn malformed_numbers() {
-    let not_a_number = Problem::NotANumber(Id::SpinCount);
-    assert_eq!(rejected(b"rayforce.pool.spin_count=abc"), not_a_number);
-    assert_eq!(rejected(b"rayforce.pool.spin_count=4abc"), not_a_number);
-    assert_eq!(rejected(b"rayforce.pool.spin_count=-1"), not_a_number);
+    let not_a_number = Problem::NotANumber(Id::SpinUs);
+    assert_eq!(rejected(b"rayforce.pool.spin_us=abc"), not_a_number);
+    assert_eq!(rejected(b"rayforce.pool.spin_us=4abc"), not_a_number);
+    assert_eq!(rejected(b"rayforce.pool.spin_us=-1"), not_a_number);
     assert_eq!(
-        rejected(b"rayforce.pool.spin_count=18446744073709551616"),
-        Problem::TooLarge(Id::SpinCount)
+        rejected(b"rayforce.pool.spin_us=18446744073709551616"),
+        Problem::TooLarge(Id::SpinUs)
     );
-    let mut huge = b"rayforce.pool.spin_count=".to_vec();
+    let mut huge = b"rayforce.pool.spin_us=".to_vec();
     huge.extend(std::iter::repeat_n(b'7', 10_000));
-    assert_eq!(rejected(&huge), Problem::TooLarge(Id::SpinCount));
+    assert_eq!(rejected(&huge), Problem::TooLarge(Id::SpinUs));
     assert_eq!(
-        rejected(b"rayforce.pool.spin_count=100001"),
-        Problem::AboveMaximum(Id::SpinCount, 100_001)
+        rejected(b"rayforce.pool.spin_us=100001"),
+        Problem::AboveMaximum(Id::SpinUs, 100_001)
     );
 }
 
 #[test]
 fn the_10000_digit_entry_is_cut_in_its_diagnostic() {
-    let mut huge = b"rayforce.pool.spin_count=".to_vec();
+    let mut huge = b"rayforce.pool.spin_us=".to_vec();
     huge.extend(std::iter::repeat_n(b'7', 10_000));
     let tunables = around(&huge);
     let entry = tunables
@@ -122,11 +119,11 @@ fn the_10000_digit_entry_is_cut_in_its_diagnostic() {
 
 #[test]
 fn hex_and_whitespace_are_accepted() {
-    let tunables = around(b"rayforce.pool.spin_count=0x10");
-    assert_eq!(tunables.get(Id::SpinCount).value, Some(16));
-    let tunables = around(b" rayforce.pool.spin_count = 7 ");
+    let tunables = around(b"rayforce.pool.spin_us=0x10");
+    assert_eq!(tunables.get(Id::SpinUs).value, Some(16));
+    let tunables = around(b" rayforce.pool.spin_us = 7 ");
     assert!(tunables.diagnostics().is_empty());
-    let spin = tunables.get(Id::SpinCount);
+    let spin = tunables.get(Id::SpinUs);
     assert_eq!(
         (spin.value, spin.source),
         (Some(7), ValueSource::TunablesString)
@@ -136,15 +133,15 @@ fn hex_and_whitespace_are_accepted() {
 #[test]
 fn wrong_names() {
     assert_eq!(
-        rejected(b"RAYFORCE.POOL.SPIN_COUNT=7"),
+        rejected(b"RAYFORCE.POOL.SPIN_US=7"),
         Problem::UnknownName {
-            suggestion: Some(Id::SpinCount)
+            suggestion: Some(Id::SpinUs)
         }
     );
     assert_eq!(
-        rejected(b"rayforce.pool.spin_countx=7"),
+        rejected(b"rayforce.pool.spin_usx=7"),
         Problem::UnknownName {
-            suggestion: Some(Id::SpinCount)
+            suggestion: Some(Id::SpinUs)
         }
     );
     assert_eq!(
@@ -202,32 +199,32 @@ fn bytes_that_are_not_utf8() {
         "{in_name:?}"
     );
     assert_eq!(
-        rejected(b"rayforce.pool.spin_count=7\xff"),
-        Problem::NotANumber(Id::SpinCount)
+        rejected(b"rayforce.pool.spin_us=7\xff"),
+        Problem::NotANumber(Id::SpinUs)
     );
-    let t = around(b"rayforce.pool.spin_count=\xfe\xff");
+    let t = around(b"rayforce.pool.spin_us=\xfe\xff");
     let entry = t.diagnostics().iter().next().unwrap().entry().to_string();
-    assert_eq!(entry, "rayforce.pool.spin_count=\\xfe\\xff");
+    assert_eq!(entry, "rayforce.pool.spin_us=\\xfe\\xff");
 }
 
 #[test]
 fn wrong_separator_is_named() {
     let mut t = Tunables::from_choices(&Choices::new());
-    t.apply_string(b"rayforce.pool.spin_count=7,rayforce.cpu.policy=online");
+    t.apply_string(b"rayforce.pool.spin_us=7,rayforce.cpu.policy=online");
     let d = *t.diagnostics().iter().next().unwrap();
     assert_eq!(d.problem, Problem::WrongSeparator(b','));
     assert!(d.to_string().contains("separated by ':' not ','"));
-    assert_eq!(t.get(Id::SpinCount).source, ValueSource::Default);
+    assert_eq!(t.get(Id::SpinUs).source, ValueSource::Default);
 }
 
 #[test]
 fn duplicates_last_valid_wins() {
     let mut t = Tunables::from_choices(&Choices::new());
-    t.apply_string(b"rayforce.pool.spin_count=5:rayforce.pool.spin_count=9");
-    assert_eq!(t.get(Id::SpinCount).value, Some(9));
-    t.apply_string(b"rayforce.pool.spin_count=3:rayforce.pool.spin_count=x");
+    t.apply_string(b"rayforce.pool.spin_us=5:rayforce.pool.spin_us=9");
+    assert_eq!(t.get(Id::SpinUs).value, Some(9));
+    t.apply_string(b"rayforce.pool.spin_us=3:rayforce.pool.spin_us=x");
     assert_eq!(
-        t.get(Id::SpinCount).value,
+        t.get(Id::SpinUs).value,
         Some(3),
         "an invalid later entry is ignored"
     );
@@ -253,7 +250,7 @@ fn strict_mode_turns_diagnostics_into_an_error() {
     lenient.apply_string(b"rayforce.pool.spinn=3");
     assert!(lenient.check_strict().is_ok());
     let mut strict_clean = Tunables::from_choices(&Choices::new().set(Id::Strict, 1));
-    strict_clean.apply_string(b"rayforce.pool.spin_count=3");
+    strict_clean.apply_string(b"rayforce.pool.spin_us=3");
     assert!(strict_clean.check_strict().is_ok());
 }
 
@@ -286,10 +283,10 @@ fn program_choices_are_validated_and_ranked() {
         Some(7),
         "the string beats a variable, whatever the order"
     );
-    t.apply_variable(Id::SpinCount, "lots");
+    t.apply_variable(Id::SpinUs, "lots");
     let d = t.diagnostics().iter().last().unwrap().to_string();
     assert!(
-        d.contains("RAYFORCE_SPIN_COUNT=lots") && d.contains("not a number"),
+        d.contains("RAYFORCE_SPIN_US=lots") && d.contains("not a number"),
         "{d}"
     );
 }

@@ -1,0 +1,143 @@
+//! Spin windows in time, learned from each waiter's recent idle gaps (README "Spinning").
+
+use crate::sync;
+
+/// How many polls a spinning waiter makes between two readings of the clock: a poll and a
+/// PAUSE cost about 30 ns here, a clock reading about 25 ns. Under loom, every poll.
+const POLLS_PER_CLOCK: u32 = if cfg!(rayforce_loom) { 1 } else { 32 };
+
+/// Weight of the newest gap in a waiter's expected gap: 1/4 (glibc's adaptive mutex uses
+/// 1/8; a pool's gaps change with the program's phases, so it follows faster).
+const LEARNING_SHIFT: u32 = 2;
+
+/// A gap longer than this many ceilings counts as this long: one idle minute must not take
+/// hundreds of short gaps to forget.
+const GAP_CLAMP_CEILINGS: u64 = 4;
+
+/// The pool's spin settings.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SpinLimits {
+    /// `rayforce.pool.spin_us` in nanoseconds: no window is longer; 0 never spins.
+    pub(crate) ceiling_ns: u64,
+    /// Helpers spinning plus helpers at work stay below this: the CPUs of the pool's policy
+    /// count, less one that the caller (or the program's own thread) always holds.
+    pub(crate) budget: usize,
+}
+
+impl SpinLimits {
+    pub(crate) fn new(spin_us: u32, cpus: usize) -> SpinLimits {
+        SpinLimits {
+            ceiling_ns: u64::from(spin_us) * 1_000,
+            budget: cpus.saturating_sub(1),
+        }
+    }
+
+    /// Whether anything spins at all (`spin_us` > 0).
+    pub(crate) fn enabled(self) -> bool {
+        self.ceiling_ns > 0
+    }
+}
+
+/// One waiter's recent idle gaps: an exponentially weighted mean, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Gaps {
+    expected_ns: u64,
+}
+
+impl Gaps {
+    /// As stored in an atomic (the caller's gaps, shared by whoever dispatches).
+    pub(crate) fn from_bits(expected_ns: u64) -> Gaps {
+        Gaps { expected_ns }
+    }
+
+    pub(crate) fn to_bits(self) -> u64 {
+        self.expected_ns
+    }
+
+    /// How long to spin before blocking: `min(ceiling, block_cost)` when the expected gap
+    /// is no longer than that (spinning should end in work), else 0 (block at once). Never
+    /// longer than blocking costs: the ski-rental bound (README "Spinning").
+    pub(crate) fn window(self, limits: SpinLimits, block_cost_ns: u64) -> u64 {
+        let limit = limits.ceiling_ns.min(block_cost_ns);
+        if self.expected_ns <= limit {
+            limit
+        } else {
+            0
+        }
+    }
+
+    /// Takes one more observed gap into the mean.
+    pub(crate) fn learn(&mut self, gap_ns: u64, limits: SpinLimits) {
+        let gap = gap_ns.min(limits.ceiling_ns.saturating_mul(GAP_CLAMP_CEILINGS));
+        self.expected_ns = ewma(self.expected_ns, gap);
+    }
+}
+
+/// The mean moved a quarter of the way from `mean` to `sample`.
+pub(crate) fn ewma(mean: u64, sample: u64) -> u64 {
+    if sample >= mean {
+        mean + ((sample - mean) >> LEARNING_SHIFT)
+    } else {
+        mean - ((mean - sample) >> LEARNING_SHIFT)
+    }
+}
+
+/// Polls until `poll` gives a result or the clock passes `deadline_ns`.
+pub(crate) fn spin_until<T>(deadline_ns: u64, mut poll: impl FnMut() -> Option<T>) -> Option<T> {
+    loop {
+        for _ in 0..POLLS_PER_CLOCK {
+            if let Some(result) = poll() {
+                return Some(result);
+            }
+            sync::spin_hint();
+        }
+        if sync::now_ns() >= deadline_ns {
+            return None;
+        }
+    }
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::*;
+
+    const LIMITS: SpinLimits = SpinLimits {
+        ceiling_ns: 50_000,
+        budget: 1,
+    };
+
+    #[test]
+    fn short_gaps_spin_up_to_the_smaller_of_ceiling_and_block_cost() {
+        let gaps = Gaps::from_bits(2_000);
+        assert_eq!(gaps.window(LIMITS, 40_000), 40_000);
+        assert_eq!(gaps.window(LIMITS, 90_000), 50_000);
+        assert_eq!(Gaps::from_bits(45_000).window(LIMITS, 40_000), 0);
+        let never = SpinLimits::new(0, 8);
+        assert_eq!(Gaps::default().window(never, 40_000), 0);
+        assert!(!never.enabled());
+    }
+
+    #[test]
+    fn long_gaps_stop_the_spinning_and_short_ones_bring_it_back() {
+        let mut gaps = Gaps::default();
+        gaps.learn(200_000, LIMITS);
+        gaps.learn(200_000, LIMITS);
+        assert_eq!(gaps.window(LIMITS, 40_000), 0, "bursty: block at once");
+        let mut dispatches = 0;
+        while gaps.window(LIMITS, 40_000) == 0 {
+            gaps.learn(1_000, LIMITS);
+            dispatches += 1;
+        }
+        assert!(dispatches <= 8, "back to back again after {dispatches}");
+        gaps.learn(u64::MAX, LIMITS);
+        assert!(gaps.to_bits() <= 4 * 50_000, "a huge gap is clamped");
+    }
+
+    #[test]
+    fn the_mean_moves_a_quarter_of_the_way() {
+        assert_eq!(ewma(100, 200), 125);
+        assert_eq!(ewma(200, 100), 175);
+        assert_eq!(ewma(7, 7), 7);
+        assert_eq!(ewma(0, u64::MAX), u64::MAX / 4);
+    }
+}

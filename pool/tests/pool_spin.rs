@@ -1,0 +1,89 @@
+//! Spinning, on real threads: back-to-back dispatches are caught by a spinning helper, not
+//! through the kernel; and an idle pool burns nothing: after a dispatch and 50 ms of
+//! quiet, every helper and the caller have blocked, and the process uses under 1 ms of CPU
+//! over the next second. Its own test binary, one test at a time: CPU time is the whole
+//! process's, so nothing else may run beside them.
+#![cfg(not(rayforce_loom))] // real threads
+
+use rayforce_pool::Pool;
+use rayforce_tunables::cpu::{Count, CpuCounts, Source};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// CPU time of the whole process (every thread).
+fn process_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is valid for writes; the clock id is a constant the kernel knows.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0;
+    assert!(ok, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+#[test]
+fn back_to_back_dispatches_are_caught_while_spinning() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    // A policy count of 4 CPUs: the budget lets the helper spin, whatever this machine has.
+    let count = |value| Count {
+        value,
+        source: Source::OnlineList,
+        fallback: false,
+    };
+    let counts = CpuCounts {
+        online: count(4),
+        schedulable: count(4),
+        physical: count(4),
+        quota: None,
+    };
+    let pool = Pool::builder()
+        .workers(2)
+        .cpu_counts(counts)
+        .spin_us(5_000)
+        .build()
+        .unwrap();
+    for _ in 0..2_000 {
+        // Two tasks that wait for each other: every dispatch needs the helper.
+        let arrived = AtomicUsize::new(0);
+        pool.dispatch(2, |_| {
+            arrived.fetch_add(1, Ordering::SeqCst);
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while arrived.load(Ordering::SeqCst) < 2 {
+                assert!(Instant::now() < deadline, "no helper came");
+                std::hint::spin_loop();
+            }
+        });
+    }
+    let stats = pool.stats();
+    assert_eq!(stats.wakeups, 2_000, "{stats:?}");
+    assert!(
+        stats.caught_spinning > 10 * stats.kernel_wakeups,
+        "back to back, waits end while spinning, not in the kernel: {stats:?}"
+    );
+    assert!(stats.spin_time > Duration::ZERO, "{stats:?}");
+}
+
+#[test]
+fn an_idle_pool_burns_no_cpu() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    // The default spin ceiling, and the most helpers this machine would let spin.
+    let pool = Pool::builder().workers(4).build().unwrap();
+    for _ in 0..1000 {
+        pool.dispatch(4, |i| {
+            std::hint::black_box(i);
+        });
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    let before = process_cpu_time();
+    std::thread::sleep(Duration::from_secs(1));
+    let burnt = process_cpu_time() - before;
+    assert!(
+        burnt < Duration::from_millis(1),
+        "an idle pool burnt {burnt:?} of CPU in one second ({:?})",
+        pool.stats()
+    );
+}
