@@ -115,6 +115,16 @@ fn a_spinning_helper_runs_back_to_back_dispatches_once_without_drift() {
 }
 
 #[test]
+fn chunked_claims_run_every_task_once() {
+    loom::model(|| {
+        // Six tasks, two participants: claims of 1 and then 2 tasks (chunks double under
+        // loom's clock), capped by a quarter of what is left, so the chunk shrinks again.
+        let pool = pool(2, 2);
+        dispatch_checked(&pool, 6, false);
+    });
+}
+
+#[test]
 fn no_helper_touches_a_dispatch_after_it_returned() {
     loom::model(|| {
         let pool = pool(3, 3);

@@ -1,10 +1,18 @@
 //! `Job`: one dispatch's state, on the caller's stack: the type-erased closure, the claim
-//! cursor, the count of unfinished tasks, and the first panic.
+//! cursor, the count of unfinished tasks, and the first panic. Participants claim tasks in
+//! chunks that adapt to the tasks' cost and shrink toward the end (README "Claiming").
 
-use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
+use crate::sync::{self, AtomicPtr, AtomicUsize, Ordering};
 use crate::unwind::{self, Panic};
+use crossbeam_utils::CachePadded;
+use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
+
+/// A chunk should run about this long: a claim (one compare-and-swap on a line other
+/// participants write too, about 0.1 us across cores) then costs under 1% of the work, and
+/// the participant that ends last waits for at most about this long.
+const CHUNK_TARGET_NS: u64 = 20_000;
 
 /// One dispatch. Lives on the dispatching caller's stack.
 ///
@@ -13,13 +21,16 @@ use std::ptr;
 /// the job only between attaching and detaching, and the caller returns only after every
 /// helper detached (README "Completion"), so no helper sees a dangling `data`.
 pub(crate) struct Job {
-    call: unsafe fn(*const (), usize),
+    run: unsafe fn(*const (), Range<usize>, &Job),
     data: *const (),
     n_tasks: usize,
-    /// The next task index to claim; runs past `n_tasks` by at most one per participant.
-    next: AtomicUsize,
-    /// Tasks not yet finished.
-    pending: AtomicUsize,
+    /// Participants the dispatch may have: the caller and the helpers it posted permits to.
+    participants: usize,
+    /// The next task index to claim (`>= n_tasks` once all are claimed). Its own cache
+    /// line: every participant writes it, and nothing else should move with it.
+    next: CachePadded<AtomicUsize>,
+    /// Tasks not yet finished; its own cache line too.
+    pending: CachePadded<AtomicUsize>,
     /// The first panic, boxed once more to fit a thin pointer; null if none. Lock-free, so
     /// a child forked while a helper held it cannot find it locked (README "Fork").
     panic: AtomicPtr<Panic>,
@@ -33,55 +44,72 @@ pub(crate) struct Job {
 // are thread-safe. Lifetimes are enforced by the protocol (see the struct's `# Safety`).
 unsafe impl Sync for Job {}
 
-/// Calls the closure behind `data`.
+/// Runs tasks `range` of the closure behind `data`. A panicking task is caught and handed
+/// to `job` (the first is kept); the rest of the range still runs.
 ///
 /// # Safety
 /// `data` must point to a live `F`.
-unsafe fn call<F: Fn(usize) + Sync>(data: *const (), task: usize) {
+unsafe fn run_range<F: Fn(usize) + Sync>(data: *const (), range: Range<usize>, job: &Job) {
     // SAFETY: the caller guarantees `data` is a live `F`.
     let f = unsafe { &*data.cast::<F>() };
-    f(task);
+    let mut next = range.start;
+    while next < range.end {
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            while next < range.end {
+                let task = next;
+                next += 1;
+                f(task);
+            }
+        }));
+        if let Err(payload) = outcome {
+            job.keep_first(payload);
+        }
+    }
 }
 
 impl Job {
-    pub(crate) fn new<F: Fn(usize) + Sync>(f: &F, n_tasks: usize) -> Job {
+    /// A job of `n_tasks` calls of `f`, for up to `participants` participants.
+    pub(crate) fn new<F: Fn(usize) + Sync>(f: &F, n_tasks: usize, participants: usize) -> Job {
         Job {
-            call: call::<F>,
+            run: run_range::<F>,
             data: (f as *const F).cast(),
             n_tasks,
-            next: AtomicUsize::new(0),
-            pending: AtomicUsize::new(n_tasks),
+            participants: participants.max(1),
+            next: CachePadded::new(AtomicUsize::new(0)),
+            pending: CachePadded::new(AtomicUsize::new(n_tasks)),
             panic: AtomicPtr::new(ptr::null_mut()),
             #[cfg(rayforce_loom)]
             alive: loom::cell::UnsafeCell::new(true),
         }
     }
 
-    /// Claims and runs tasks until none is left, or until `stop()` says to claim no more;
-    /// returns how many this participant ran. A panicking task is caught: the first panic
-    /// is kept for the caller, later ones are discarded (README "Panics").
+    /// Claims and runs chunks of tasks until none is left, or until `stop()` says to claim
+    /// no more; returns how many tasks this participant ran. Panics are caught where they
+    /// happen (README "Panics").
     pub(crate) fn work(&self, stop: impl Fn() -> bool) -> usize {
         let mut ran = 0;
+        let mut chunk = 1;
+        let mut clock = sync::now_ns();
         loop {
             #[cfg(rayforce_loom)]
             self.assert_alive();
             if stop() {
                 return ran;
             }
-            let task = self.claim();
-            if task >= self.n_tasks {
+            let tasks = self.claim(chunk);
+            if tasks.is_empty() {
                 return ran;
             }
+            let len = tasks.len();
             // SAFETY: the job is live while we work on it (struct `# Safety`).
-            let outcome =
-                panic::catch_unwind(AssertUnwindSafe(|| unsafe { (self.call)(self.data, task) }));
-            if let Err(payload) = outcome {
-                self.keep_first(payload);
-            }
-            ran += 1;
+            unsafe { (self.run)(self.data, tasks, self) };
+            ran += len;
+            let now = sync::now_ns();
+            chunk = next_chunk(len, now.saturating_sub(clock));
+            clock = now;
             // Release: pairs with the Acquire load in `finished`, so every task's effects
             // happen-before the caller sees the count reach zero.
-            self.pending.fetch_sub(1, Ordering::Release);
+            self.pending.fetch_sub(len, Ordering::Release);
         }
     }
 
@@ -114,17 +142,40 @@ impl Job {
         });
     }
 
-    /// The next unclaimed task index (`>= n_tasks` when none is left).
-    fn claim(&self) -> usize {
+    /// Claims the next `want` unclaimed tasks, fewer near the end: never more than an equal
+    /// share of what is left, halved (`ceil(left / (2 * participants))`), so the last chunks
+    /// are small and the participants end together. Empty when none is left.
+    fn claim(&self, want: usize) -> Range<usize> {
+        let share = |start: usize| {
+            let left = self.n_tasks - start;
+            want.min(left.div_ceil(2 * self.participants)).max(1)
+        };
         if cfg!(rayforce_loom_broken = "racy_claim") {
             // Deliberately broken (loom must catch it): two participants can read the same
-            // index and both run it.
-            let task = self.next.load(Ordering::Relaxed);
-            self.next.store(task + 1, Ordering::Relaxed);
-            return task;
+            // cursor and both run the same chunk.
+            let start = self.next.load(Ordering::Relaxed);
+            if start >= self.n_tasks {
+                return start..start;
+            }
+            let end = start + share(start);
+            self.next.store(end, Ordering::Relaxed);
+            return start..end;
         }
-        // Relaxed: the counter only hands out distinct indices; it publishes nothing.
-        self.next.fetch_add(1, Ordering::Relaxed)
+        // Relaxed: the cursor only hands out disjoint ranges; it publishes nothing.
+        let mut start = self.next.load(Ordering::Relaxed);
+        loop {
+            if start >= self.n_tasks {
+                return start..start;
+            }
+            let end = start + share(start);
+            match self
+                .next
+                .compare_exchange_weak(start, end, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return start..end,
+                Err(now) => start = now,
+            }
+        }
     }
 
     /// Whether every task has finished.
@@ -155,10 +206,60 @@ impl Job {
     }
 }
 
+/// The next chunk size for a participant whose last chunk of `len` tasks took `took_ns`:
+/// double it while chunks run under half the target, halve it when one runs over twice
+/// the target (a chunk that met an expensive task), else keep it.
+fn next_chunk(len: usize, took_ns: u64) -> usize {
+    if took_ns < CHUNK_TARGET_NS / 2 {
+        len.saturating_mul(2)
+    } else if took_ns > CHUNK_TARGET_NS * 2 {
+        (len / 2).max(1)
+    } else {
+        len
+    }
+}
+
 impl Drop for Job {
     fn drop(&mut self) {
         if let Some(payload) = self.take_panic() {
             unwind::discard(payload);
         }
+    }
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_grow_while_cheap_and_shrink_after_an_expensive_one() {
+        assert_eq!(next_chunk(1, 100), 2);
+        assert_eq!(next_chunk(4096, CHUNK_TARGET_NS / 4), 8192);
+        assert_eq!(next_chunk(4096, CHUNK_TARGET_NS), 4096);
+        assert_eq!(next_chunk(4096, CHUNK_TARGET_NS * 3), 2048);
+        assert_eq!(next_chunk(1, CHUNK_TARGET_NS * 100), 1);
+    }
+
+    #[test]
+    fn claims_cover_every_task_once_and_shrink_toward_the_end() {
+        let f = |_: usize| ();
+        let job = Job::new(&f, 1000, 2);
+        let mut claimed = Vec::new();
+        loop {
+            let tasks = job.claim(usize::MAX);
+            if tasks.is_empty() {
+                break;
+            }
+            claimed.push(tasks);
+        }
+        let lens: Vec<usize> = claimed.iter().map(|r| r.len()).collect();
+        assert_eq!(lens[0], 250, "a quarter of 1000 with 2 participants");
+        assert!(lens.windows(2).all(|w| w[1] <= w[0]), "{lens:?}");
+        assert_eq!(*lens.last().unwrap(), 1);
+        let covered: Vec<usize> = claimed.into_iter().flatten().collect();
+        assert_eq!(covered, (0..1000).collect::<Vec<_>>());
+        // Two tasks, two participants: one task each.
+        let job = Job::new(&f, 2, 2);
+        assert_eq!((job.claim(8), job.claim(8)), (0..1, 1..2));
     }
 }

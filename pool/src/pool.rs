@@ -174,25 +174,26 @@ impl Pool {
         let helpers = crew.serving().min(max_helpers);
         let shared = &crew.shared;
         Counters::bump(&shared.counters.dispatches);
-        let job = Job::new(f, n_tasks);
         let parallel = n_tasks > 1 && helpers > 0 && !IN_TASK.with(Cell::get) && shared.try_begin();
         if !parallel {
             Counters::bump(&shared.counters.inline_dispatches);
+            let job = Job::new(f, n_tasks, 1);
             as_task(|| job.work(|| false));
             job.retire();
             return;
         }
+        let permits = if cfg!(rayforce_loom_broken = "signal_all") {
+            helpers // deliberately broken: wakes helpers that can find no task
+        } else {
+            (n_tasks - 1).min(helpers)
+        };
+        let job = Job::new(f, n_tasks, permits + 1);
         // README "Dispatch", steps 2-7. Nothing from here to the end of step 6 may unwind:
         // helpers hold pointers into `job` (README "Panics").
         let guard = AbortOnUnwind("a dispatch between posting and quiet");
         shared
             .job
             .store(&job as *const Job as *mut Job, Ordering::Relaxed);
-        let permits = if cfg!(rayforce_loom_broken = "signal_all") {
-            helpers // deliberately broken: wakes helpers that can find no task
-        } else {
-            (n_tasks - 1).min(helpers)
-        };
         shared.signal.post(permits as u32);
         as_task(|| job.work(|| false));
         shared.signal.withdraw();

@@ -5,6 +5,7 @@
 use crate::spin::{self, Gaps, SpinLimits};
 use crate::stats::Counters;
 use crate::sync::{self, fence, AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex, Ordering};
+use crossbeam_utils::CachePadded;
 
 /// `state`'s high half counts attached helpers; the low half counts permits.
 const ATTACHED_ONE: u64 = 1 << 32;
@@ -46,8 +47,9 @@ struct Stamps {
 }
 
 pub(crate) struct Signal {
-    /// `attached << 32 | permits` (README "State").
-    state: AtomicU64,
+    /// `attached << 32 | permits` (README "State"). Its own cache line: spinners poll it,
+    /// and nothing else should move with it.
+    state: CachePadded<AtomicU64>,
     /// Helpers blocked (or about to block) in `sleep`.
     sleepers: AtomicUsize,
     /// Helpers spinning for a permit (README "Spinning").
@@ -72,7 +74,7 @@ pub(crate) struct Signal {
 impl Signal {
     pub(crate) fn new(limits: SpinLimits) -> Signal {
         Signal {
-            state: AtomicU64::new(0),
+            state: CachePadded::new(AtomicU64::new(0)),
             sleepers: AtomicUsize::new(0),
             spinners: AtomicUsize::new(0),
             caller_sleeping: AtomicBool::new(false),

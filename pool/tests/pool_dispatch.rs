@@ -45,6 +45,33 @@ fn every_task_runs_once_and_borrows_the_callers_stack() {
 }
 
 #[test]
+fn a_million_tiny_tasks_run_once_each_in_chunks_even_when_some_panic() {
+    let pool = pool(3);
+    let n = 1_000_003;
+    let counts: Vec<std::sync::atomic::AtomicU8> = (0..n)
+        .map(|_| std::sync::atomic::AtomicU8::new(0))
+        .collect();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.dispatch(n, |i| {
+            counts[i].fetch_add(1, Ordering::Relaxed);
+            if i % 250_000 == 7 {
+                panic!("task {i}");
+            }
+        })
+    }));
+    assert!(outcome.is_err(), "a panic resumes on the caller");
+    let wrong: Vec<usize> = (0..n)
+        .filter(|&i| counts[i].load(Ordering::Relaxed) != 1)
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "tasks not run exactly once: {:?}",
+        &wrong[..wrong.len().min(10)]
+    );
+    assert_eq!(pool.signal_state(), SignalState::IDLE);
+}
+
+#[test]
 fn a_narrow_dispatch_wakes_at_most_n_minus_1_helpers() {
     let pool = Pool::builder().workers(8).spin_us(0).build().unwrap();
     for n in [1usize, 2, 3, 2, 1, 8, 2] {
