@@ -275,6 +275,56 @@ fn spin_sweep<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
     group.finish();
 }
 
+/// Callers that dispatch at once: `CALLERS` threads, each `CALLER_ROUNDS` back-to-back
+/// dispatches of two 50 us tasks, on one 4-wide pool (rayon: `install` from each thread
+/// into one 4-thread pool). Measures the time until every caller is done.
+fn several_callers<M: Measurement<Value = Duration>>(
+    c: &mut Criterion<M>,
+    label: &str,
+    pick_cpu: bool,
+) {
+    const CALLERS: usize = 2;
+    const CALLER_ROUNDS: usize = 50;
+    let pick = |(wall, cpu): (Duration, Duration)| if pick_cpu { cpu } else { wall };
+    let task = Task::lasting(Duration::from_micros(50), rounds_per_us());
+    let mut group = c.benchmark_group(format!("callers_{label}"));
+    group.sample_size(10);
+    let run_callers = |iters: u64, dispatch: &(dyn Fn() + Sync)| {
+        let cpu_start = rayforce_rt::process_cpu_time();
+        let start = Instant::now();
+        for _ in 0..iters {
+            std::thread::scope(|s| {
+                for _ in 0..CALLERS {
+                    s.spawn(|| (0..CALLER_ROUNDS).for_each(|_| dispatch()));
+                }
+            });
+        }
+        (start.elapsed(), rayforce_rt::process_cpu_time() - cpu_start)
+    };
+    settle();
+    let pool = our_pool(4);
+    group.bench_function(BenchmarkId::new("rayforce", CALLERS), |b| {
+        b.iter_custom(|iters| {
+            pick(run_callers(iters, &|| {
+                pool.dispatch(2, |i| {
+                    black_box(task.run(i));
+                })
+            }))
+        })
+    });
+    drop(pool);
+    settle();
+    let rayon = rayon_pool(4);
+    group.bench_function(BenchmarkId::new("rayon", CALLERS), |b| {
+        b.iter_custom(|iters| {
+            pick(run_callers(iters, &|| {
+                black_box(rayon.install(|| rayon::join(|| task.run(0), || task.run(1))));
+            }))
+        })
+    });
+    group.finish();
+}
+
 /// Fine-grained dispatch: `n` tiny tasks (add the index to a per-thread sum), against a
 /// plain loop and rayon's `into_par_iter().for_each`.
 fn fine_grained<M: Measurement>(c: &mut Criterion<M>, label: &str) {
@@ -351,6 +401,7 @@ fn wall(c: &mut Criterion<WallTime>) {
     parallel_sum(c, "wall", &sum_data());
     task_sizes(c, "wall", false);
     spin_sweep(c, "wall", false);
+    several_callers(c, "wall", false);
     fine_grained(c, "wall");
     uneven(c, "wall");
 }
@@ -361,6 +412,7 @@ fn cpu(c: &mut Criterion<ProcessCpuTime>) {
     parallel_sum(c, "cpu", &sum_data());
     task_sizes(c, "cpu", true);
     spin_sweep(c, "cpu", true);
+    several_callers(c, "cpu", true);
     fine_grained(c, "cpu");
     uneven(c, "cpu");
 }

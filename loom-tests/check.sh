@@ -17,7 +17,8 @@ echo "loom: models (LOOM_MAX_PREEMPTIONS=$LOOM_MAX_PREEMPTIONS)"
 RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
 
 failed=0
-for variant in signal_all no_withdraw complete_on_signal racy_claim spin_without_recheck; do
+for variant in signal_all no_withdraw complete_on_signal racy_claim spin_without_recheck \
+    stale_job withdraw_all; do
     log="target/loom/broken-$variant.log"
     mkdir -p target/loom
     if RUSTFLAGS="--cfg rayforce_loom --cfg rayforce_loom_broken=\"$variant\"" "${models[@]}" >"$log" 2>&1; then

@@ -1,4 +1,5 @@
-//! Loom models of `Pool` through its public API, two helpers (three threads) each.
+//! Loom models of `Pool` through its public API, three threads each (two helpers, or one
+//! helper and two callers).
 //! Invariants (pool/src/README.md "Invariants"): every task runs exactly once; no helper
 //! touches a dispatch after it returned; between dispatches no permit is left and no helper
 //! attached (no drift); a dispatch wakes at most `min(n_tasks - 1, helpers)` helpers; a
@@ -32,11 +33,14 @@ impl Tracked {
     }
 }
 
+/// A pool of one caller's slot: every slot is one more atomic for each helper's poll, and
+/// these models have one caller (`two_callers_share_one_helper` has two slots).
 fn pool(workers: usize, wide: usize) -> Pool {
     Pool::builder()
         .workers(workers)
         .wide_workers(wide)
         .spin_us(0)
+        .max_in_flight(1)
         .build()
         .unwrap()
 }
@@ -107,6 +111,7 @@ fn a_spinning_helper_runs_back_to_back_dispatches_once_without_drift() {
             .workers(2)
             .spin_us(2)
             .cpu_counts(two_cpus())
+            .max_in_flight(1)
             .build()
             .unwrap();
         dispatch_checked(&pool, 2, false);
@@ -136,43 +141,73 @@ fn no_helper_touches_a_dispatch_after_it_returned() {
     });
 }
 
+/// `n` tasks that wait for each other: they finish only if `n` participants run at once,
+/// so a lost wake-up (or a lost permit) is a deadlock loom reports.
+fn all_at_once(pool: &Pool, n: usize, wide: bool) {
+    let arrived = (Mutex::new(0usize), Condvar::new());
+    let task = |_| {
+        let (count, all_here) = &arrived;
+        let mut count = count.lock().unwrap();
+        *count += 1;
+        all_here.notify_all();
+        while *count < n {
+            count = all_here.wait(count).unwrap();
+        }
+    };
+    if wide {
+        pool.dispatch_wide(n, task);
+    } else {
+        pool.dispatch(n, task);
+    }
+}
+
 #[test]
 fn a_wide_dispatch_after_narrow_ones_gets_every_helper() {
     loom::model(|| {
         let pool = pool(2, 3);
         dispatch_checked(&pool, 2, false);
-        // Three tasks that wait for each other: they finish only if all three
-        // participants run at once, so a lost wake-up is a deadlock loom reports.
-        let arrived = (Mutex::new(0usize), Condvar::new());
-        pool.dispatch_wide(3, |_| {
-            let (count, all_here) = &arrived;
-            let mut count = count.lock().unwrap();
-            *count += 1;
-            all_here.notify_all();
-            while *count < 3 {
-                count = all_here.wait(count).unwrap();
-            }
-        });
+        all_at_once(&pool, 3, true);
         assert_eq!(pool.signal_state(), SignalState::IDLE);
     });
 }
 
 #[test]
-fn a_panicking_task_reaches_the_caller_and_the_pool_stays_usable() {
-    loom::model(|| {
-        let pool = pool(2, 2);
-        let ran = AtomicUsize::new(0);
+fn two_callers_share_one_helper() {
+    // Three threads with two callers' worth of steps: three preemptions take many minutes
+    // here, two about one, and already reach the races this model is for.
+    let mut model = loom::model::Builder::new();
+    model.preemption_bound = Some(2);
+    model.check(|| {
+        let pool = Pool::builder()
+            .workers(2)
+            .spin_us(0)
+            .max_in_flight(2)
+            .build()
+            .unwrap();
+        let pool = std::sync::Arc::new(pool);
+        // Caller B: two tasks that need the helper, while caller A dispatches twice in
+        // its own slot (the second time a task panics): B's permit must survive A's
+        // withdraw, the helper must not carry A's first job into A's second dispatch,
+        // and A's panic must not touch B's dispatch.
+        let b = {
+            let pool = std::sync::Arc::clone(&pool);
+            loom::thread::spawn(move || all_at_once(&pool, 2, true))
+        };
+        let runs = [AtomicUsize::new(0), AtomicUsize::new(0)];
+        pool.dispatch(2, |i| {
+            runs[i].fetch_add(1, Ordering::Relaxed);
+        });
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             pool.dispatch(2, |i| {
-                ran.fetch_add(1, Ordering::Relaxed);
-                if i == 1 {
-                    panic!("task 1 fails");
-                }
+                runs[i].fetch_add(1, Ordering::Relaxed);
+                assert!(i != 1, "caller A's task fails");
             })
         }));
-        let payload = outcome.expect_err("the panic resumes on the caller");
-        assert_eq!(payload.downcast_ref::<&str>(), Some(&"task 1 fails"));
-        assert_eq!(ran.load(Ordering::Relaxed), 2, "the other task still ran");
-        dispatch_checked(&pool, 2, false);
+        assert!(outcome.is_err(), "A's panic reaches A");
+        for (i, count) in runs.iter().enumerate() {
+            assert_eq!(count.load(Ordering::Relaxed), 2, "A's task {i}");
+        }
+        b.join().unwrap();
+        assert_eq!(pool.signal_state(), SignalState::IDLE);
     });
 }

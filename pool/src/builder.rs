@@ -60,6 +60,7 @@ pub struct PoolBuilder {
     workers: Option<usize>,
     wide_workers: Option<usize>,
     spin_us: Option<u32>,
+    in_flight: Option<usize>,
     tunables: Option<Tunables>,
     counts: Option<CpuCounts>,
     on_start: Option<ThreadStart>,
@@ -121,6 +122,14 @@ impl PoolBuilder {
         self
     }
 
+    /// How many dispatches may be in flight at once, each with its own slot sharing the
+    /// helpers (default: the wide width, one per participant of the widest dispatch). A
+    /// dispatch that finds every slot taken runs inline on its caller.
+    pub fn max_in_flight(mut self, dispatches: usize) -> Self {
+        self.in_flight = Some(dispatches);
+        self
+    }
+
     /// Resolved tunables, for whatever is not set explicitly.
     pub fn tunables(mut self, tunables: &Tunables) -> Self {
         self.tunables = Some(*tunables);
@@ -167,6 +176,13 @@ impl PoolBuilder {
             1
         };
         let limits = SpinLimits::new(spin_us, cpus);
-        Ok(Pool::start(width, wide_width, limits, self.on_start)?)
+        let slots = self.in_flight.unwrap_or(wide_width).max(1);
+        Ok(Pool::start(
+            width,
+            wide_width,
+            slots,
+            limits,
+            self.on_start,
+        )?)
     }
 }

@@ -2,13 +2,10 @@
 //! has one crew; a child forked from the process gets a fresh one on next use, because the
 //! parent's helpers do not exist there (README "Fork").
 
-use crate::job::Job;
 use crate::signal::Signal;
 use crate::spin::SpinLimits;
 use crate::stats::Counters;
-use crate::sync::{
-    self, thread, Arc, AtomicBool, AtomicPtr, AtomicUsize, Condvar, Mutex, Ordering,
-};
+use crate::sync::{self, thread, Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
 use crate::worker;
 
 /// Called on each helper thread as it starts, with the helper's index (1-based: the caller
@@ -19,10 +16,6 @@ pub(crate) type ThreadStart = Arc<Box<dyn Fn(usize) + Send + Sync>>;
 /// What the caller and the helpers share.
 pub(crate) struct Shared {
     pub(crate) signal: Signal,
-    /// The job of the dispatch in flight; null between dispatches (README step 2).
-    pub(crate) job: AtomicPtr<Job>,
-    /// A caller owns the helpers (README step 1).
-    busy: AtomicBool,
     pub(crate) counters: Counters,
     /// The fork generation (`fork.rs`) this crew's helpers run in.
     pub(crate) generation: u64,
@@ -62,18 +55,18 @@ pub(crate) struct Crew {
 }
 
 impl Crew {
-    /// A crew of `helpers` helpers for the current fork generation.
+    /// A crew of `helpers` helpers for the current fork generation, sharing `slots` slots
+    /// (dispatches in flight at once) with the callers.
     pub(crate) fn start(
         helpers: usize,
+        slots: usize,
         limits: SpinLimits,
         generation: u64,
         on_start: Option<&ThreadStart>,
     ) -> Result<Crew, StartError> {
         let crew = Crew {
             shared: Arc::new(Shared {
-                signal: Signal::new(limits),
-                job: AtomicPtr::new(std::ptr::null_mut()),
-                busy: AtomicBool::new(false),
+                signal: Signal::new(limits, slots),
                 counters: Counters::new(),
                 generation,
                 startup: Startup {
@@ -172,25 +165,5 @@ impl Shared {
             }
         }
         self.startup.changed.notify_all();
-    }
-
-    /// README step 1: takes the helpers for one dispatch, or `false` if another has them.
-    pub(crate) fn try_begin(&self) -> bool {
-        // Acquire: pairs with `end`'s Release, so the previous dispatch's clean-up
-        // (step 7) happens-before this one's start.
-        self.busy
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    /// README step 7: gives the helpers back.
-    pub(crate) fn end(&self) {
-        debug_assert_eq!(
-            self.signal.state(),
-            crate::signal::SignalState::IDLE,
-            "drift"
-        );
-        // Release: pairs with `try_begin`'s Acquire.
-        self.busy.store(false, Ordering::Release);
     }
 }

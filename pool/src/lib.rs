@@ -12,6 +12,7 @@ mod fork;
 mod job;
 mod pool;
 mod signal;
+mod slot;
 mod spin;
 mod stats;
 mod sync;
@@ -23,5 +24,5 @@ mod tests;
 
 pub use builder::{widths, BuildError, PoolBuilder};
 pub use pool::Pool;
-pub use signal::SignalState;
+pub use slot::SignalState;
 pub use stats::Stats;

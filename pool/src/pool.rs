@@ -4,7 +4,7 @@
 use crate::crew::{Crew, StartError, ThreadStart};
 use crate::fork;
 use crate::job::Job;
-use crate::signal::SignalState;
+use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
 use crate::sync::unmodeled::AtomicPtr;
@@ -32,6 +32,8 @@ thread_local! {
 pub struct Pool {
     width: usize,
     wide_width: usize,
+    /// Dispatches that may be in flight at once (the signal's slots).
+    slots: usize,
     limits: SpinLimits,
     on_start: Option<ThreadStart>,
     /// The helpers of this process.
@@ -54,14 +56,23 @@ impl Pool {
     pub(crate) fn start(
         width: usize,
         wide_width: usize,
+        slots: usize,
         limits: SpinLimits,
         on_start: Option<ThreadStart>,
     ) -> Result<Pool, StartError> {
         fork::watch();
-        let crew = Crew::start(width - 1, limits, fork::generation(), on_start.as_ref())?;
+        let wide_width = wide_width.max(width);
+        let crew = Crew::start(
+            width - 1,
+            slots,
+            limits,
+            fork::generation(),
+            on_start.as_ref(),
+        )?;
         Ok(Pool {
             width,
-            wide_width: wide_width.max(width),
+            wide_width,
+            slots,
             limits,
             on_start,
             crew: AtomicPtr::new(Box::into_raw(Box::new(crew))),
@@ -92,9 +103,16 @@ impl Pool {
         } else {
             self.width - 1
         };
-        let fresh = Crew::start(helpers, self.limits, generation, self.on_start.as_ref())
-            .or_else(|_| Crew::start(0, self.limits, generation, None))
-            .expect("a crew without helpers starts no thread");
+        let slots = self.slots;
+        let fresh = Crew::start(
+            helpers,
+            slots,
+            self.limits,
+            generation,
+            self.on_start.as_ref(),
+        )
+        .or_else(|_| Crew::start(0, slots, self.limits, generation, None))
+        .expect("a crew without helpers starts no thread");
         if stale.wide_started() {
             fresh.start_wide(helpers, self.on_start.as_ref());
         }
@@ -148,9 +166,11 @@ impl Pool {
     /// Runs `f(task)` once for each `task` in `0..n_tasks`, on up to [`width`](Self::width)
     /// participants (the caller is one), and returns when all have run. Wakes at most
     /// `n_tasks - 1` helpers. If tasks panic, the others still run and the first panic
-    /// resumes here once no helper is inside the dispatch; the pool stays usable. From
-    /// inside a task, or while another thread's dispatch is in flight, the tasks run inline
-    /// on the caller.
+    /// resumes here once no helper is inside the dispatch; the pool stays usable. Several
+    /// threads may dispatch at once: each dispatch takes a slot and the helpers share
+    /// themselves among them (up to [`max_in_flight`](crate::PoolBuilder::max_in_flight)
+    /// dispatches; with all slots taken, or from inside a task, the tasks run inline on the
+    /// caller).
     pub fn dispatch<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
         self.run(n_tasks, &f, self.width - 1, false);
     }
@@ -174,14 +194,18 @@ impl Pool {
         let helpers = crew.serving().min(max_helpers);
         let shared = &crew.shared;
         Counters::bump(&shared.counters.dispatches);
-        let parallel = n_tasks > 1 && helpers > 0 && !IN_TASK.with(Cell::get) && shared.try_begin();
-        if !parallel {
+        let slot = if n_tasks > 1 && helpers > 0 && !IN_TASK.with(Cell::get) {
+            shared.signal.own_slot()
+        } else {
+            None
+        };
+        let Some(slot) = slot else {
             Counters::bump(&shared.counters.inline_dispatches);
             let job = Job::new(f, n_tasks, 1);
             as_task(|| job.work(|| false));
             job.retire();
             return;
-        }
+        };
         let permits = if cfg!(rayforce_loom_broken = "signal_all") {
             helpers // deliberately broken: wakes helpers that can find no task
         } else {
@@ -191,12 +215,11 @@ impl Pool {
         // README "Dispatch", steps 2-7. Nothing from here to the end of step 6 may unwind:
         // helpers hold pointers into `job` (README "Panics").
         let guard = AbortOnUnwind("a dispatch between posting and quiet");
-        shared
-            .job
-            .store(&job as *const Job as *mut Job, Ordering::Relaxed);
-        shared.signal.post(permits as u32);
+        let signal = &shared.signal;
+        signal.slot(slot).publish(&job);
+        signal.post(slot, permits as u32);
         as_task(|| job.work(|| false));
-        shared.signal.withdraw();
+        signal.withdraw(slot);
         if shared.generation != fork::generation() {
             // A task forked and this is the child: the helpers counted as attached exist
             // only in the parent, and this crew is abandoned (README "Fork").
@@ -206,17 +229,14 @@ impl Pool {
         }
         if cfg!(rayforce_loom_broken = "complete_on_signal") {
             // Deliberately broken: returns once no permit is left, not when work is done.
-            while shared.signal.state().permits > 0 {
+            while signal.slot(slot).state().permits > 0 {
                 sync::spin_hint();
             }
         } else {
-            shared
-                .signal
-                .wait_until_quiet(&shared.counters, || job.finished());
+            signal.wait_until_quiet(slot, &shared.counters, || job.finished());
         }
         guard.disarm();
-        shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);
-        shared.end();
+        signal.slot(slot).release();
         job.retire();
     }
 }

@@ -19,16 +19,16 @@ const GAP_CLAMP_CEILINGS: u64 = 4;
 pub(crate) struct SpinLimits {
     /// `rayforce.pool.spin_us` in nanoseconds: no window is longer; 0 never spins.
     pub(crate) ceiling_ns: u64,
-    /// Helpers spinning plus helpers at work stay below this: the CPUs of the pool's policy
-    /// count, less one that the caller (or the program's own thread) always holds.
-    pub(crate) budget: usize,
+    /// The pool's policy count: spinners, helpers at work and callers (at least one) stay
+    /// within it.
+    pub(crate) cpus: usize,
 }
 
 impl SpinLimits {
     pub(crate) fn new(spin_us: u32, cpus: usize) -> SpinLimits {
         SpinLimits {
             ceiling_ns: u64::from(spin_us) * 1_000,
-            budget: cpus.saturating_sub(1),
+            cpus,
         }
     }
 
@@ -103,7 +103,7 @@ mod tests {
 
     const LIMITS: SpinLimits = SpinLimits {
         ceiling_ns: 50_000,
-        budget: 1,
+        cpus: 2,
     };
 
     #[test]

@@ -13,7 +13,7 @@ pub struct Stats {
     /// Calls to `dispatch` or `dispatch_wide` with at least one task.
     pub dispatches: u64,
     /// Of those, how many ran on the caller alone: one task, a one-wide pool, a dispatch
-    /// from inside a task, or one that found another caller's dispatch in flight.
+    /// from inside a task, or one that found every slot taken by other callers.
     pub inline_dispatches: u64,
     /// Helpers that took a dispatch's permit (at most `min(n_tasks - 1, helpers)` each).
     pub wakeups: u64,

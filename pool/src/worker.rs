@@ -3,11 +3,11 @@
 
 use crate::crew::{Shared, ThreadStart};
 use crate::fork;
+use crate::job::Job;
 use crate::pool::mark_helper_thread;
 use crate::signal::Wait;
 use crate::spin::Gaps;
 use crate::stats::Counters;
-use crate::sync::Ordering;
 use crate::unwind::{self, AbortOnUnwind};
 use std::panic::{self, AssertUnwindSafe};
 
@@ -33,10 +33,21 @@ pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) 
     // only one: it claims no more of the parent's tasks, detaches and exits (README "Fork").
     let forked_away = || fork::generation() != shared.generation;
     let mut gaps = Gaps::default();
-    while let Wait::Attached = shared.signal.wait_for_permit(&mut gaps, &shared.counters) {
+    // Helpers start looking at different slots, then each goes round (README "Sharing").
+    let mut cursor = index;
+    let mut last_job: (usize, *const Job) = (usize::MAX, std::ptr::null());
+    while let Wait::Attached(slot) =
+        shared
+            .signal
+            .wait_for_permit(&mut gaps, &mut cursor, &shared.counters)
+    {
         Counters::bump(&shared.counters.wakeups);
-        // Relaxed: the Acquire CAS that attached us ordered the caller's store (README step 3).
-        let job = shared.job.load(Ordering::Relaxed);
+        let job = if cfg!(rayforce_loom_broken = "stale_job") && last_job.0 == slot {
+            last_job.1 // deliberately broken: a job kept from an earlier dispatch in this slot
+        } else {
+            shared.signal.slot(slot).job()
+        };
+        last_job = (slot, job);
         assert!(
             !job.is_null(),
             "attached to no dispatch: a permit outlived its dispatch"
@@ -50,7 +61,7 @@ pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) 
         if ran == 0 {
             Counters::bump(&shared.counters.empty_attachments);
         }
-        shared.signal.detach();
+        shared.signal.detach(slot);
     }
     guard.disarm();
 }

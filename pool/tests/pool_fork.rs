@@ -82,8 +82,11 @@ fn a_child_forked_inside_a_callers_task_finishes_the_dispatch_and_starts_fresh_h
         pool.dispatch(4, |_| {
             ran.fetch_add(1, Ordering::SeqCst);
             if std::thread::current().id() != caller {
-                // Slow on the helper, so the caller claims tasks of its own.
-                std::thread::sleep(Duration::from_micros(100));
+                // The helper waits until the caller forked, so the caller claims a task.
+                let deadline = Instant::now() + Duration::from_secs(5);
+                while child.load(Ordering::SeqCst) == -1 && Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
             } else if child.load(Ordering::SeqCst) == -1 {
                 // SAFETY: the child only runs this test's code, then _exits.
                 let pid = unsafe { libc::fork() };

@@ -3,26 +3,78 @@
 //! nobody), withdrawing leaves no permit behind, and the caller wakes once the helper
 //! detaches.
 
-use crate::signal::{Signal, SignalState, Wait};
+use crate::signal::{Signal, Wait};
+use crate::slot::SignalState;
 use crate::spin::{Gaps, SpinLimits};
 use crate::stats::Counters;
-use crate::sync::{thread, Arc, AtomicBool, Ordering};
+use crate::sync::{thread, Arc, Condvar, Mutex};
 
 /// Never spins: every wait blocks at once.
 const BLOCK: SpinLimits = SpinLimits {
     ceiling_ns: 0,
-    budget: 0,
+    cpus: 1,
 };
 
 /// Spins two clock readings (loom's clock: one microsecond per reading) with one spinner.
 const SPIN: SpinLimits = SpinLimits {
     ceiling_ns: 2_000,
-    budget: 1,
+    cpus: 2,
 };
 
 /// A helper's wait for a permit, with fresh gaps (so it spins when `limits` allow).
 fn wait(signal: &Signal, counters: &Counters) -> Wait {
-    signal.wait_for_permit(&mut Gaps::default(), counters)
+    signal.wait_for_permit(&mut Gaps::default(), &mut 0, counters)
+}
+
+/// Whether a helper took the permit of slot 0: the helper sets the flag after attaching.
+#[derive(Default)]
+struct Taken {
+    slots: Mutex<[bool; 1]>,
+    changed: Condvar,
+}
+
+impl Taken {
+    fn set(&self, slot: usize, taken: bool) {
+        self.slots.lock().unwrap()[slot] = taken;
+        self.changed.notify_all();
+    }
+
+    /// Blocks until `slot`'s permit was taken: if it never is (a lost wake-up), every
+    /// thread ends up blocked, which loom reports as a deadlock.
+    fn wait(&self, slot: usize) {
+        let mut slots = self.slots.lock().unwrap();
+        while !slots[slot] {
+            slots = self.changed.wait(slots).unwrap();
+        }
+    }
+}
+
+/// A helper that takes `permits` permits, one at a time, then waits for shutdown.
+fn helper(signal: &Signal, counters: &Counters, taken: &Taken, permits: usize) {
+    for _ in 0..permits {
+        match wait(signal, counters) {
+            Wait::Attached(slot) => {
+                taken.set(slot, true);
+                signal.detach(slot);
+            }
+            Wait::Shutdown => panic!("shut down with a permit left"),
+        }
+    }
+    assert_eq!(wait(signal, counters), Wait::Shutdown);
+}
+
+/// A caller's whole dispatch of one permit, without tasks: own a slot, post, wait until
+/// a helper took the permit, withdraw, wait until quiet, release.
+fn dispatch_one_permit(signal: &Signal, counters: &Counters, taken: &Taken) {
+    let slot = signal.own_slot().expect("a free slot");
+    taken.set(slot, false); // the slot's earlier dispatch was taken: not this one
+    signal.post(slot, 1);
+    taken.wait(slot);
+    // As the pool does: withdraw first (nothing is left), so `attached` can only fall.
+    assert_eq!(signal.withdraw(slot), 0);
+    signal.wait_until_quiet(slot, counters, || true);
+    assert_eq!(signal.slot(slot).state(), SignalState::IDLE);
+    signal.slot(slot).release();
 }
 
 /// One permit to one helper, which must take it (a lost wake-up leaves the caller waiting
@@ -30,28 +82,14 @@ fn wait(signal: &Signal, counters: &Counters) -> Wait {
 /// detach must wake it), then shutdown.
 fn one_permit_is_never_missed(limits: SpinLimits) {
     loom::model(move || {
-        let signal = Arc::new(Signal::new(limits));
+        let signal = Arc::new(Signal::new(limits, 1));
         let counters = Arc::new(Counters::new());
-        let attached = Arc::new(AtomicBool::new(false));
+        let taken = Arc::new(Taken::default());
         let helper = {
-            let (signal, counters) = (Arc::clone(&signal), Arc::clone(&counters));
-            let attached = Arc::clone(&attached);
-            thread::spawn(move || {
-                assert_eq!(wait(&signal, &counters), Wait::Attached);
-                attached.store(true, Ordering::Release);
-                signal.detach();
-                // The next wait ends only with the shutdown below.
-                assert_eq!(wait(&signal, &counters), Wait::Shutdown);
-            })
+            let (signal, counters, taken) = (signal.clone(), counters.clone(), taken.clone());
+            thread::spawn(move || self::helper(&signal, &counters, &taken, 1))
         };
-        signal.post(1);
-        // Acquire: pairs with the helper's Release store, after its attach.
-        while !attached.load(Ordering::Acquire) {
-            thread::yield_now();
-        }
-        // As the pool does: withdraw first (nothing is left), so `attached` can only fall.
-        assert_eq!(signal.withdraw(), 0);
-        signal.wait_until_quiet(&counters, || true);
+        dispatch_one_permit(&signal, &counters, &taken);
         assert_eq!(signal.state(), SignalState::IDLE);
         signal.shut_down();
         helper.join().unwrap();
@@ -71,22 +109,23 @@ fn a_spinning_helper_never_misses_a_permit() {
 #[test]
 fn withdrawn_permits_are_never_taken() {
     loom::model(|| {
-        let signal = Arc::new(Signal::new(BLOCK));
+        let signal = Arc::new(Signal::new(BLOCK, 1));
         let counters = Counters::new();
         let helper = {
             let signal = Arc::clone(&signal);
             thread::spawn(move || {
-                if signal.try_attach() {
-                    signal.detach();
+                if signal.slot(0).try_attach() {
+                    signal.detach(0);
                     true
                 } else {
                     false
                 }
             })
         };
-        signal.post(1);
-        let withdrawn = signal.withdraw();
-        signal.wait_until_quiet(&counters, || true);
+        assert_eq!(signal.own_slot(), Some(0));
+        signal.post(0, 1);
+        let withdrawn = signal.withdraw(0);
+        signal.wait_until_quiet(0, &counters, || true);
         let attached = helper.join().unwrap();
         assert_eq!(
             withdrawn == 1,
