@@ -6,9 +6,11 @@ mod cli;
 use rayforce_rt::{Choices, Runtime};
 use std::process::ExitCode;
 
-/// Chooses nothing in code, so every tunable shows its default or the environment's value.
+/// Chooses nothing in code, so every tunable shows its default or the environment's value;
+/// in strict mode the CLI reports invalid tunables itself (`tunables` exits with code 2)
+/// rather than aborting at its first allocation.
 #[global_allocator]
-static RT: Runtime = Runtime::with_choices(Choices::new());
+static RT: Runtime = Runtime::with_choices(Choices::new().strict_aborts(false));
 
 fn main() -> ExitCode {
     cli::run(std::env::args_os(), &RT)

@@ -79,6 +79,8 @@ impl Runtime {
             let sizing = self.alloc.sizing();
             let arenas = sizing.limit;
             let tunables = sizing.tunables.with_variables_except(&FIXED_AT_STARTUP);
+            // Strict mode holds the per-knob variables, read now, to the start-up rule.
+            tunables.abort_if_strict();
             let pool = Pool::builder()
                 .policy(sizing.policy)
                 .cpu_counts(sizing.counts)

@@ -96,6 +96,9 @@ impl Arenas {
             return self.sizing(choices);
         }
         let tunables = Tunables::at_startup(choices);
+        // Strict mode stops the program here, at its first allocation, with every
+        // diagnostic on standard error (allocation-free).
+        tunables.abort_if_strict();
         let counts = cpu::read();
         let policy = tunables.policy();
         let cpu_count = counts.count(policy, tunables.quota_cap());

@@ -20,7 +20,8 @@ use rayforce_tunables::Choices;
 /// ```
 ///
 /// Arena limit: `rayforce.malloc.arena_max`, else `arenas_per_cpu x count(policy)`, fixed
-/// on the first allocation. A thread binds on its first allocation (see
+/// on the first allocation. With `rayforce.tunables.strict=1`, an invalid `RAYFORCE_TUNABLES`
+/// entry aborts the process there, after writing every diagnostic to standard error. A thread binds on its first allocation (see
 /// [`bind_current_thread`](Self::bind_current_thread) for choosing). An instance must
 /// outlive the threads bound to it: dropping one while a thread is bound aborts the process
 /// (a `static`, the usual home of a global allocator, is never dropped).

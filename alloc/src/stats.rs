@@ -17,7 +17,7 @@ pub struct AllocStats {
     pub arenas_created: usize,
     /// Live threads bound to each created arena.
     pub threads_per_arena: Vec<usize>,
-    /// What was wrong with `RAYFORCE_TUNABLES` at start-up (defaults were kept).
+    /// What was wrong with `RAYFORCE_TUNABLES` at start-up (each says what stayed in force).
     pub diagnostics: Diagnostics,
 }
 

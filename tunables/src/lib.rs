@@ -16,6 +16,7 @@ mod number;
 pub mod parse;
 pub mod registry;
 mod resolve;
+pub mod strict;
 
 pub use env::TUNABLES_VARIABLE;
 pub use resolve::{Choices, Environment, Setting, StrictError, Tunables, ValueSource};

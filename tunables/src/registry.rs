@@ -155,7 +155,7 @@ pub static TABLE: [Tunable; COUNT] = [
         name: "rayforce.tunables.strict",
         kind: Kind::Bool,
         default: Some(0),
-        description: "any invalid tunable aborts start-up with its message",
+        description: "any invalid tunable aborts the program at start-up, after its message",
         variable: "RAYFORCE_TUNABLES_STRICT",
     },
 ];

@@ -64,6 +64,7 @@ pub enum Environment {
 pub struct Choices {
     values: [Option<u64>; COUNT],
     environment: Environment,
+    strict_aborts: bool,
 }
 
 impl Default for Choices {
@@ -78,6 +79,7 @@ impl Choices {
         Choices {
             values: [None; COUNT],
             environment: Environment::Read,
+            strict_aborts: true,
         }
     }
 
@@ -98,6 +100,14 @@ impl Choices {
         self.environment = environment;
         self
     }
+
+    /// Whether strict mode (`rayforce.tunables.strict=1`) with any invalid tunable aborts
+    /// the program (the default). A tool that reports tunables itself, such as
+    /// `rayforce-rt tunables`, turns this off and exits with its own error instead.
+    pub const fn strict_aborts(mut self, aborts: bool) -> Choices {
+        self.strict_aborts = aborts;
+        self
+    }
 }
 
 /// Every tunable's resolved value and source, and every diagnostic.
@@ -106,6 +116,7 @@ pub struct Tunables {
     settings: [Setting; COUNT],
     diagnostics: Diagnostics,
     environment: Environment,
+    strict_aborts: bool,
 }
 
 /// Strict mode is on and there are diagnostics.
@@ -137,6 +148,7 @@ impl Tunables {
             }),
             diagnostics: Diagnostics::new(),
             environment: choices.environment,
+            strict_aborts: choices.strict_aborts,
         };
         for (id, value) in Id::ALL.iter().zip(choices.values) {
             if let Some(value) = value {
@@ -309,6 +321,11 @@ impl Tunables {
     /// `rayforce.pool.wide`.
     pub fn wide(&self) -> bool {
         self.number(Id::PoolWide) != Some(0)
+    }
+
+    /// Whether strict mode aborts this program (see [`Choices::strict_aborts`]).
+    pub fn strict_aborts(&self) -> bool {
+        self.strict_aborts
     }
 
     /// `rayforce.tunables.strict`.

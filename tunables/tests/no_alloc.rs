@@ -90,6 +90,21 @@ fn a_full_cpu_reading_allocates_nothing() {
 }
 
 #[test]
+fn the_strict_mode_report_allocates_nothing() {
+    let mut tunables = Tunables::from_choices(&Choices::new());
+    tunables.apply_string(b"rayforce.tunables.strict=1:rayforce.cpu.policy=bogus:x=1:a");
+    assert!(tunables.check_strict().is_err());
+    // SAFETY: opening /dev/null for writing; closed below.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY) };
+    assert!(null >= 0);
+    let (allocations, ()) =
+        allocations_during(|| rayforce_tunables::strict::write_report(&tunables, null));
+    // SAFETY: our own descriptor, closed once.
+    unsafe { libc::close(null) };
+    assert_eq!(allocations, 0);
+}
+
+#[test]
 fn startup_resolution_allocates_nothing() {
     // RAYFORCE_TUNABLES is whatever the environment holds; absent or not, no allocation.
     let (counted, tunables) = allocations_during(|| Tunables::at_startup(&Choices::new()));
