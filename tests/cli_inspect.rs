@@ -6,14 +6,19 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn fixtures() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/topology");
-    assert!(
-        dir.join("EXPECTED.tsv").is_file(),
-        "fixtures missing at {}",
-        dir.display()
-    );
-    dir
+/// The real sysfs dumps beside the checkout; `None` (with a message) only when this test
+/// runs from a packaged crate, which has no `shared/` beside it. In the workspace their
+/// absence is a failure, never a skip.
+fn fixtures() -> Option<PathBuf> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = manifest.join("../shared/fixtures/topology");
+    if dir.join("EXPECTED.tsv").is_file() {
+        return Some(dir);
+    }
+    let packaged = manifest.join("Cargo.toml.orig").is_file();
+    assert!(packaged, "fixtures missing at {}", dir.display());
+    eprintln!("skipping: no fixtures beside a packaged crate ({})", dir.display());
+    None
 }
 
 fn inspect(args: &[&str]) -> Output {
@@ -46,11 +51,12 @@ fn tool(program: &str, args: &[&str]) -> Option<String> {
 
 #[test]
 fn json_matches_expected_for_every_fixture() {
-    let table = std::fs::read_to_string(fixtures().join("EXPECTED.tsv")).unwrap();
+    let Some(fixtures) = fixtures() else { return };
+    let table = std::fs::read_to_string(fixtures.join("EXPECTED.tsv")).unwrap();
     let mut checked = 0;
     for line in table.lines().skip(1).filter(|l| !l.trim().is_empty()) {
         let cols: Vec<&str> = line.split('\t').collect();
-        let dir = fixtures().join(cols[0]);
+        let dir = fixtures.join(cols[0]);
         let report = json(&inspect(&["--json", "--sysfs-root", dir.to_str().unwrap()]));
         assert_eq!(report["online"].to_string(), cols[1], "{}: online", cols[0]);
         assert_eq!(
@@ -139,7 +145,8 @@ fn taskset_one_cpu_gives_one() {
 
 #[test]
 fn cpus_flag_sets_the_affinity() {
-    let dir = fixtures().join("intel-silver4108-2p8c2t");
+    let Some(fixtures) = fixtures() else { return };
+    let dir = fixtures.join("intel-silver4108-2p8c2t");
     let report = json(&inspect(&[
         "--json",
         "--sysfs-root",
@@ -166,7 +173,8 @@ fn cpus_flag_sets_the_affinity() {
 
 #[test]
 fn table_names_every_policy_and_the_choice() {
-    let dir = fixtures().join("intel-raptorlake-hybrid");
+    let Some(fixtures) = fixtures() else { return };
+    let dir = fixtures.join("intel-raptorlake-hybrid");
     let out = inspect(&["--sysfs-root", dir.to_str().unwrap()]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success());
@@ -199,7 +207,8 @@ fn an_explicit_width_is_the_wide_width_too() {
 
 #[test]
 fn bad_input_is_one_line_naming_the_value_with_exit_code_2() {
-    let fixture = fixtures().join("ps3-cell-no-ids");
+    let Some(fixtures) = fixtures() else { return };
+    let fixture = fixtures.join("ps3-cell-no-ids");
     let fixture = fixture.to_str().unwrap();
     let cases: [(&[&str], &str); 8] = [
         (&["--cpus", "0-"], "0-"),

@@ -18,3 +18,8 @@ mod stats;
 pub use arenas::{arena_limit, Sizing};
 pub use ray_alloc::RayAlloc;
 pub use stats::AllocStats;
+
+/// The crate README's examples, compiled and run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

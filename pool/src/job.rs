@@ -26,6 +26,9 @@ pub(crate) struct Job {
     n_tasks: usize,
     /// Participants the dispatch may have: the caller and the helpers it posted permits to.
     participants: usize,
+    /// The largest chunk: the cursor, which each participant's last claim may carry past
+    /// `n_tasks`, then stays below `usize::MAX`.
+    max_chunk: usize,
     /// The next task index to claim (`>= n_tasks` once all are claimed). Its own cache
     /// line: every participant writes it, and nothing else should move with it.
     next: CachePadded<AtomicUsize>,
@@ -75,6 +78,7 @@ impl Job {
             data: (f as *const F).cast(),
             n_tasks,
             participants: participants.max(1),
+            max_chunk: (usize::MAX - n_tasks) / participants.max(1),
             next: CachePadded::new(AtomicUsize::new(0)),
             pending: CachePadded::new(AtomicUsize::new(n_tasks)),
             panic: AtomicPtr::new(ptr::null_mut()),
@@ -89,6 +93,7 @@ impl Job {
     pub(crate) fn work(&self, stop: impl Fn() -> bool) -> usize {
         let mut ran = 0;
         let mut chunk = 1;
+        let mut seen_left = self.n_tasks;
         let mut clock = sync::now_ns();
         loop {
             #[cfg(rayforce_loom)]
@@ -96,7 +101,7 @@ impl Job {
             if stop() {
                 return ran;
             }
-            let tasks = self.claim(chunk);
+            let tasks = self.claim(chunk, &mut seen_left);
             if tasks.is_empty() {
                 return ran;
             }
@@ -142,39 +147,49 @@ impl Job {
         });
     }
 
-    /// Claims the next `want` unclaimed tasks, fewer near the end: never more than an equal
-    /// share of what is left, halved (`ceil(left / (2 * participants))`), so the last chunks
-    /// are small and the participants end together. Empty when none is left.
-    fn claim(&self, want: usize) -> Range<usize> {
-        let share = |start: usize| {
-            let left = self.n_tasks - start;
-            want.min(left.div_ceil(2 * self.participants)).max(1)
-        };
-        if cfg!(rayforce_loom_broken = "racy_claim") {
+    /// Claims up to `want` of the next unclaimed tasks, fewer near the end: never more than
+    /// half an equal share of what this participant last saw left (`seen_left`, updated
+    /// here), so the last chunks are small and the participants end together. One
+    /// `fetch_add`: the cursor may run past `n_tasks` by one chunk per participant, which
+    /// `max_chunk` keeps from overflowing. Empty when none is left.
+    fn claim(&self, want: usize, seen_left: &mut usize) -> Range<usize> {
+        if self.max_chunk == 0 {
+            return self.claim_one_without_overshoot();
+        }
+        let len = want
+            .min(seen_left.div_ceil(2 * self.participants))
+            .min(self.max_chunk)
+            .max(1);
+        let start = if cfg!(rayforce_loom_broken = "racy_claim") {
             // Deliberately broken (loom must catch it): two participants can read the same
             // cursor and both run the same chunk.
             let start = self.next.load(Ordering::Relaxed);
-            if start >= self.n_tasks {
-                return start..start;
-            }
-            let end = start + share(start);
-            self.next.store(end, Ordering::Relaxed);
-            return start..end;
+            self.next.store(start + len, Ordering::Relaxed);
+            start
+        } else {
+            // Relaxed: the cursor only hands out disjoint ranges; it publishes nothing.
+            self.next.fetch_add(len, Ordering::Relaxed)
+        };
+        if start >= self.n_tasks {
+            return start..start;
         }
-        // Relaxed: the cursor only hands out disjoint ranges; it publishes nothing.
-        let mut start = self.next.load(Ordering::Relaxed);
-        loop {
-            if start >= self.n_tasks {
-                return start..start;
-            }
-            let end = start + share(start);
-            match self
-                .next
-                .compare_exchange_weak(start, end, Ordering::Relaxed, Ordering::Relaxed)
-            {
-                Ok(_) => return start..end,
-                Err(now) => start = now,
-            }
+        let end = (start + len).min(self.n_tasks);
+        *seen_left = self.n_tasks - end;
+        start..end
+    }
+
+    /// One task, by compare-and-swap, for a dispatch within `participants` tasks of
+    /// `usize::MAX`, where even one overshooting `fetch_add` each could wrap the cursor.
+    #[cold]
+    fn claim_one_without_overshoot(&self) -> Range<usize> {
+        // Relaxed: as in `claim`.
+        match self
+            .next
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+                (next < self.n_tasks).then_some(next + 1)
+            }) {
+            Ok(start) => start..start + 1,
+            Err(end) => end..end,
         }
     }
 
@@ -244,9 +259,10 @@ mod tests {
     fn claims_cover_every_task_once_and_shrink_toward_the_end() {
         let f = |_: usize| ();
         let job = Job::new(&f, 1000, 2);
+        let mut seen_left = 1000;
         let mut claimed = Vec::new();
         loop {
-            let tasks = job.claim(usize::MAX);
+            let tasks = job.claim(usize::MAX, &mut seen_left);
             if tasks.is_empty() {
                 break;
             }
@@ -260,6 +276,21 @@ mod tests {
         assert_eq!(covered, (0..1000).collect::<Vec<_>>());
         // Two tasks, two participants: one task each.
         let job = Job::new(&f, 2, 2);
-        assert_eq!((job.claim(8), job.claim(8)), (0..1, 1..2));
+        let (mut a, mut b) = (2, 2);
+        assert_eq!((job.claim(8, &mut a), job.claim(8, &mut b)), (0..1, 1..2));
+        assert!(job.claim(8, &mut a).is_empty());
+    }
+
+    #[test]
+    fn the_cursor_never_overflows() {
+        let f = |_: usize| ();
+        let job = Job::new(&f, usize::MAX - 3, 4);
+        let mut seen_left = usize::MAX;
+        assert_eq!(job.claim(usize::MAX, &mut seen_left), 0..1, "one at a time");
+        job.next.store(usize::MAX - 4, Ordering::Relaxed);
+        assert_eq!(job.claim(8, &mut seen_left), usize::MAX - 4..usize::MAX - 3);
+        for _ in 0..8 {
+            assert!(job.claim(8, &mut seen_left).is_empty(), "never wraps");
+        }
     }
 }

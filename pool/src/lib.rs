@@ -26,3 +26,8 @@ pub use builder::{widths, BuildError, PoolBuilder};
 pub use pool::Pool;
 pub use slot::SignalState;
 pub use stats::Stats;
+
+/// The crate README's examples, compiled and run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

@@ -20,3 +20,8 @@ pub mod strict;
 
 pub use env::TUNABLES_VARIABLE;
 pub use resolve::{Choices, Environment, Setting, StrictError, Tunables, ValueSource};
+
+/// The crate README's examples, compiled and run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

@@ -6,13 +6,24 @@ use std::path::{Path, PathBuf};
 
 /// The real sysfs dumps, by relative path from the project root (the workspace).
 pub fn fixtures() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/topology");
+    fixtures_if_present().expect("fixtures missing beside a packaged crate")
+}
+
+/// The fixtures; `None` (with a message) only when this test runs from a packaged crate,
+/// which has no `shared/` beside it. In the workspace their absence is a failure.
+pub fn fixtures_if_present() -> Option<PathBuf> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = manifest.join("../../shared/fixtures/topology");
+    if dir.join("EXPECTED.tsv").is_file() {
+        return Some(dir);
+    }
     assert!(
-        dir.join("EXPECTED.tsv").is_file(),
+        manifest.join("Cargo.toml.orig").is_file(),
         "fixtures missing at {}: the project expects shared/ beside its checkout",
         dir.display()
     );
-    dir
+    eprintln!("no fixtures beside a packaged crate ({}): only live readings", dir.display());
+    None
 }
 
 /// A synthetic root directory laid out like `/`.
