@@ -256,6 +256,8 @@ fn spin_sweep<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
         }));
     let mut group = c.benchmark_group(format!("spin_us_{label}"));
     group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_secs(1));
     for (name, us, gap) in shapes {
         let task = Task::lasting(Duration::from_micros(us), rate);
         for spin_us in SPIN_US {
