@@ -17,7 +17,10 @@ fn fixtures() -> Option<PathBuf> {
     }
     let packaged = manifest.join("Cargo.toml.orig").is_file();
     assert!(packaged, "fixtures missing at {}", dir.display());
-    eprintln!("skipping: no fixtures beside a packaged crate ({})", dir.display());
+    eprintln!(
+        "skipping: no fixtures beside a packaged crate ({})",
+        dir.display()
+    );
     None
 }
 

@@ -22,7 +22,10 @@ pub fn fixtures_if_present() -> Option<PathBuf> {
         "fixtures missing at {}: the project expects shared/ beside its checkout",
         dir.display()
     );
-    eprintln!("no fixtures beside a packaged crate ({}): only live readings", dir.display());
+    eprintln!(
+        "no fixtures beside a packaged crate ({}): only live readings",
+        dir.display()
+    );
     None
 }
 
