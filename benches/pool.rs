@@ -1,5 +1,6 @@
 //! The pool against rayon (same width), serial code and `std::thread::scope`, in wall time
-//! and in process CPU time, in one run: empty-dispatch round trip by width, alternating
+//! and in process CPU time, in one run: empty-dispatch round trip by width (and with the
+//! periodic CPU re-check off and on), alternating
 //! narrow and wide dispatches, a parallel sum of 64M u64; the task-size sweep (two tasks of
 //! 5 us to 1 ms per dispatch, back to back and bursty); fine-grained dispatch (1e3 to 1e7
 //! tiny tasks) and uneven tasks. Every benchmark builds its pools itself and lets them
@@ -73,6 +74,29 @@ fn round_trip<M: Measurement>(c: &mut Criterion<M>, label: &str) {
                 })
             })
         });
+    }
+    group.finish();
+}
+
+/// The cost of following the machine: the empty round trip at width 2 with the periodic
+/// re-check off (`recheck_ms = 0`) and at its default, interleaved in one run.
+fn following<M: Measurement>(c: &mut Criterion<M>, label: &str) {
+    let mut group = c.benchmark_group(format!("follow_{label}"));
+    for (name, recheck_ms) in [("recheck_ms=0", 0), ("recheck_ms=default", 1000)] {
+        let pool = Pool::builder()
+            .workers(2)
+            .recheck_ms(recheck_ms)
+            .build()
+            .unwrap();
+        group.bench_function(BenchmarkId::new("rayforce", name), |b| {
+            b.iter(|| {
+                pool.dispatch(2, |i| {
+                    black_box(i);
+                })
+            })
+        });
+        drop(pool);
+        settle();
     }
     group.finish();
 }
@@ -399,6 +423,7 @@ fn sum_data() -> Vec<u64> {
 
 fn wall(c: &mut Criterion<WallTime>) {
     round_trip(c, "wall");
+    following(c, "wall");
     alternating(c, "wall");
     parallel_sum(c, "wall", &sum_data());
     task_sizes(c, "wall", false);
@@ -410,6 +435,7 @@ fn wall(c: &mut Criterion<WallTime>) {
 
 fn cpu(c: &mut Criterion<ProcessCpuTime>) {
     round_trip(c, "cpu");
+    following(c, "cpu");
     alternating(c, "cpu");
     parallel_sum(c, "cpu", &sum_data());
     task_sizes(c, "cpu", true);

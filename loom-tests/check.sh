@@ -23,7 +23,7 @@ RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
 
 failed=0
 for variant in signal_all no_withdraw complete_on_signal racy_claim spin_without_recheck \
-    stale_job withdraw_all; do
+    stale_job withdraw_all resize_unlocked; do
     log="target/loom/broken-$variant.log"
     mkdir -p target/loom
     if LOOM_MAX_PREEMPTIONS="$variant_preemptions" \

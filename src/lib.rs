@@ -13,5 +13,5 @@ pub use cpu_time::process_cpu_time;
 pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 pub use rayforce_pool::Pool;
 pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};
-pub use report::{CpuReport, QuotaReport, Report};
+pub use report::{CpuReport, FollowReport, QuotaReport, Report};
 pub use runtime::Runtime;

@@ -134,6 +134,34 @@ pub struct Report {
     pub pool_width: usize,
     /// The pool's `dispatch_wide` width.
     pub pool_wide_width: usize,
+    /// How this process's pool follows the machine (absent for a predicted report).
+    #[serde(flatten)]
+    pub follow: Option<FollowReport>,
+}
+
+/// How a running pool follows the machine, and what it could not start.
+#[derive(Clone, Debug, Serialize)]
+pub struct FollowReport {
+    /// How long ago the CPUs were last read, in milliseconds.
+    pub reading_age_ms: f64,
+    /// Readings that changed the pool's widths or spin budget.
+    pub resizes: u64,
+    /// Helpers the widths call for that could not be started.
+    pub missing_helpers: usize,
+    /// Why, when some could not be started.
+    pub start_error: Option<String>,
+}
+
+impl FollowReport {
+    /// The report of a pool's statistics.
+    pub fn of(stats: &rayforce_pool::Stats) -> FollowReport {
+        FollowReport {
+            reading_age_ms: stats.reading_age.as_secs_f64() * 1e3,
+            resizes: stats.resizes,
+            missing_helpers: stats.missing_helpers,
+            start_error: stats.start_error.map(|failure| failure.to_string()),
+        }
+    }
 }
 
 impl Report {
@@ -151,6 +179,7 @@ impl Report {
             arena_limit,
             pool_width,
             pool_wide_width,
+            follow: None,
         }
     }
 
@@ -172,6 +201,22 @@ impl fmt::Display for Report {
             f,
             "pool width: {} (wide: {})",
             self.pool_width, self.pool_wide_width
-        )
+        )?;
+        if let Some(follow) = &self.follow {
+            write!(
+                f,
+                "\nreading: {:.1} s old, {} change(s) applied",
+                follow.reading_age_ms / 1e3,
+                follow.resizes
+            )?;
+            if let Some(error) = &follow.start_error {
+                write!(
+                    f,
+                    "\nhelpers: {} could not be started: {error}",
+                    follow.missing_helpers
+                )?;
+            }
+        }
+        Ok(())
     }
 }

@@ -1,13 +1,15 @@
 //! `Runtime`: the global allocator and the owner of the pool, sized from one CPU reading.
 
-use crate::report::Report;
+use crate::report::{FollowReport, Report};
 use once_cell::sync::OnceCell;
 use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 use rayforce_pool::Pool;
+use rayforce_tunables::cpu::CpuCounts;
 use rayforce_tunables::cpu::CpuPolicy;
 use rayforce_tunables::registry::Id;
 use rayforce_tunables::{Choices, Environment, Tunables};
 use std::alloc::{GlobalAlloc, Layout};
+use std::sync::Mutex;
 
 /// What the first allocation fixes; per-knob variables, read later, cannot change them.
 const FIXED_AT_STARTUP: [Id; 4] = [Id::CpuPolicy, Id::CpuQuota, Id::ArenaMax, Id::ArenasPerCpu];
@@ -36,6 +38,8 @@ pub struct Runtime {
     alloc: RayAlloc,
     /// The pool and the tunables it was built from (start-up ones plus variables).
     pool: OnceCell<(Pool, Tunables)>,
+    /// The latest CPU reading the pool took (`None`: only the first allocation's).
+    reading: Mutex<Option<CpuCounts>>,
 }
 
 impl Runtime {
@@ -59,13 +63,24 @@ impl Runtime {
         Runtime {
             alloc: RayAlloc::with_choices(choices),
             pool: OnceCell::new(),
+            reading: Mutex::new(None),
         }
     }
 
-    /// The pool, built on first use from the allocator's CPU reading and tunables. If its
-    /// helper threads cannot be started, it runs every dispatch on the caller.
+    /// The pool, built on first use from the allocator's CPU reading and tunables. If some
+    /// helper threads cannot be started, it runs with those that could (`report()` and
+    /// `pool().stats()` say why).
     pub fn pool(&'static self) -> &'static Pool {
         &self.pool_and_tunables().0
+    }
+
+    /// Re-reads the CPUs now (allocation-free) and applies what changed: the pool's widths
+    /// follow the policy's count (unless the width was set explicitly), and threads that
+    /// bind an arena from now on get the new arena limit. The pool does the same on its own
+    /// at most every `rayforce.cpu.recheck_ms`, at dispatch start. Returns whether anything
+    /// changed.
+    pub fn refresh(&'static self) -> bool {
+        self.pool().refresh()
     }
 
     /// The tunables as finally resolved (start-up ones plus the per-knob variables), with
@@ -86,14 +101,13 @@ impl Runtime {
                 .cpu_counts(sizing.counts)
                 .tunables(&tunables)
                 .on_thread_start(move |helper| self.alloc.bind_current_thread(helper % arenas))
+                .on_reading(move |counts| {
+                    *self.reading.lock().unwrap_or_else(|p| p.into_inner()) = Some(*counts);
+                    self.alloc.follow(counts)
+                })
+                .best_effort()
                 .build()
-                .unwrap_or_else(|_| {
-                    Pool::builder()
-                        .workers(1)
-                        .wide_workers(1)
-                        .build()
-                        .expect("no threads to start")
-                });
+                .expect("a best-effort pool starts whatever helpers it can");
             (pool, tunables)
         })
     }
@@ -114,13 +128,20 @@ impl Runtime {
         let sizing = self.sizing();
         let pool = self.pool();
         let widths = (pool.width(), pool.wide_width());
-        Report::new(
-            &sizing.counts,
+        let counts = self
+            .reading
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or(sizing.counts);
+        let mut report = Report::new(
+            &counts,
             &sizing.tunables,
             sizing.policy,
-            sizing.limit,
+            self.alloc.stats().limit,
             widths,
-        )
+        );
+        report.follow = Some(FollowReport::of(&pool.stats()));
+        report
     }
 }
 

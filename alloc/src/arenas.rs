@@ -55,6 +55,9 @@ pub(crate) struct Arenas {
     /// `READY` (Release); read only after loading `READY` (Acquire).
     sizing: UnsafeCell<Option<Sizing>>,
     created: AtomicUsize,
+    /// The arena limit for threads binding from now on: the first sizing's, until a new
+    /// CPU reading changes it (`follow`); 0 until then. Threads already bound stay.
+    limit_now: AtomicUsize,
     arenas: [Arena; MAX_ARENAS],
 }
 
@@ -73,6 +76,7 @@ impl Arenas {
             state: AtomicU8::new(UNINIT),
             sizing: UnsafeCell::new(None),
             created: AtomicUsize::new(0),
+            limit_now: AtomicUsize::new(0),
             arenas: [EMPTY; MAX_ARENAS],
         }
     }
@@ -116,6 +120,24 @@ impl Arenas {
         // Release: pairs with the Acquire load at the top.
         self.state.store(READY, Ordering::Release);
         Some(sizing)
+    }
+
+    /// The arena limit for threads binding now (the sizing's until a reading changed it).
+    pub(crate) fn limit(&self, sizing: &Sizing) -> usize {
+        // Relaxed: a limit only bounds which arena a new thread gets; nothing it publishes.
+        match self.limit_now.load(Ordering::Relaxed) {
+            0 => sizing.limit,
+            limit => limit,
+        }
+    }
+
+    /// A new CPU reading: threads binding from now on get at most `limit` arenas (within
+    /// the fixed table); returns whether the limit changed.
+    pub(crate) fn set_limit(&self, sizing: &Sizing, limit: usize) -> bool {
+        let limit = limit.clamp(1, MAX_ARENAS);
+        let before = self.limit(sizing);
+        self.limit_now.store(limit, Ordering::Relaxed);
+        before != limit
     }
 
     /// Binds a thread: an arena whose threads all exited, else a new one under `limit`,

@@ -1,18 +1,18 @@
 //! `RayAlloc`: the `GlobalAlloc` over policy-sized mimalloc arenas.
 
-use crate::arenas::{Arenas, Sizing};
+use crate::arenas::{arena_limit, Arenas, Sizing};
 use crate::binding;
 use crate::ffi::{self, mi_heap_t};
 use crate::stats::AllocStats;
 use core::alloc::{GlobalAlloc, Layout};
-use rayforce_tunables::cpu::CpuPolicy;
+use rayforce_tunables::cpu::{CpuCounts, CpuPolicy};
 use rayforce_tunables::Choices;
 
 /// A global allocator on mimalloc v3 whose arena count follows a CPU policy.
 ///
 /// ```
 /// use rayforce_alloc::RayAlloc;
-/// use rayforce_tunables::cpu::CpuPolicy;
+/// use rayforce_tunables::cpu::{CpuCounts, CpuPolicy};
 /// #[global_allocator]
 /// static ALLOC: RayAlloc = RayAlloc::with_policy(CpuPolicy::Physical);
 /// let v = vec![1u8; 100];
@@ -60,7 +60,8 @@ impl RayAlloc {
     /// k), replacing any binding it had.
     pub fn bind_current_thread(&self, arena: usize) {
         if let Some(sizing) = self.arenas.sizing(&self.choices) {
-            binding::bind(&self.arenas, || self.arenas.attach_to(arena, sizing.limit));
+            let limit = self.arenas.limit(&sizing);
+            binding::bind(&self.arenas, || self.arenas.attach_to(arena, limit));
         }
     }
 
@@ -74,6 +75,17 @@ impl RayAlloc {
             // that could come back here.
             std::hint::spin_loop();
         }
+    }
+
+    /// Follows a new CPU reading: threads that bind from now on get at most the arena limit
+    /// it gives (`arena_max`, else `arenas_per_cpu` x the policy's count, within the fixed
+    /// table); threads already bound keep their arena. Returns whether the limit changed.
+    /// Allocation-free.
+    pub fn follow(&self, counts: &CpuCounts) -> bool {
+        let sizing = self.sizing();
+        let count = counts.count(sizing.policy, sizing.tunables.quota_cap());
+        let limit = arena_limit(&sizing.tunables, count);
+        self.arenas.set_limit(&sizing, limit)
     }
 
     /// Policy, CPU count, limit, arenas created, threads per arena, diagnostics.
@@ -94,7 +106,10 @@ impl RayAlloc {
     #[inline(never)]
     fn bind_slow(&self) -> *mut mi_heap_t {
         match self.arenas.sizing(&self.choices) {
-            Some(sizing) => binding::bind(&self.arenas, || self.arenas.attach(sizing.limit)),
+            Some(sizing) => {
+                let limit = self.arenas.limit(&sizing);
+                binding::bind(&self.arenas, || self.arenas.attach(limit))
+            }
             None => ffi::main_heap(),
         }
     }

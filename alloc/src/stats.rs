@@ -11,7 +11,7 @@ pub struct AllocStats {
     pub policy: CpuPolicy,
     /// The CPU count under that policy (quota-capped unless `rayforce.cpu.quota=0`).
     pub cpu_count: usize,
-    /// The arena limit.
+    /// The arena limit for threads binding now (it follows the machine's CPU count).
     pub limit: usize,
     /// Arenas created so far (never above `limit`).
     pub arenas_created: usize,
@@ -26,7 +26,7 @@ impl AllocStats {
         AllocStats {
             policy: sizing.policy,
             cpu_count: sizing.cpu_count,
-            limit: sizing.limit,
+            limit: arenas.limit(sizing),
             arenas_created: arenas.created(),
             threads_per_arena: arenas.attached(),
             diagnostics: *sizing.tunables.diagnostics(),

@@ -4,7 +4,8 @@
 //! touches a dispatch after it returned; between dispatches no permit is left and no helper
 //! attached (no drift); a dispatch wakes at most `min(n_tasks - 1, helpers)` helpers; a
 //! wide dispatch after narrow ones gets all its helpers; a panic reaches the caller; and the
-//! same with a helper that spins between dispatches (the adaptive path, window non-zero).
+//! same with a helper that spins between dispatches (the adaptive path, window non-zero);
+//! and all of it across a resize during and between dispatches.
 #![cfg(rayforce_loom)]
 
 use loom::cell::UnsafeCell;
@@ -41,6 +42,7 @@ fn pool(workers: usize, wide: usize) -> Pool {
         .wide_workers(wide)
         .spin_us(0)
         .max_in_flight(1)
+        .recheck_ms(0)
         .build()
         .unwrap()
 }
@@ -208,6 +210,36 @@ fn two_callers_share_one_helper() {
             assert_eq!(count.load(Ordering::Relaxed), 2, "A's task {i}");
         }
         b.join().unwrap();
+        assert_eq!(pool.signal_state(), SignalState::IDLE);
+    });
+}
+
+#[test]
+fn a_resize_during_and_between_dispatches_keeps_every_task_once() {
+    loom::model(|| {
+        let pool = pool(2, 2);
+        let cell = Tracked(UnsafeCell::new(0));
+        // Narrowed from inside a task, on the caller or on the helper: the helper parks
+        // once it leaves (or never joins), and the dispatch still runs every task once.
+        let runs = [AtomicUsize::new(0), AtomicUsize::new(0)];
+        pool.dispatch(2, |i| {
+            assert_eq!(cell.read(), 0);
+            if i == 0 {
+                pool.resize(1, 1);
+            }
+            runs[i].fetch_add(1, Ordering::Relaxed);
+        });
+        // A helper still inside the closure would race with this write.
+        cell.write(1);
+        for (i, count) in runs.iter().enumerate() {
+            assert_eq!(count.load(Ordering::Relaxed), 1, "task {i}");
+        }
+        assert_eq!(pool.signal_state(), SignalState::IDLE);
+        assert_eq!(pool.width(), 1);
+        // Widened between dispatches: the parked helper must come back, or the two tasks
+        // that wait for each other never finish (a lost wake-up is a deadlock here).
+        pool.resize(2, 2);
+        all_at_once(&pool, 2, false);
         assert_eq!(pool.signal_state(), SignalState::IDLE);
     });
 }

@@ -1,6 +1,7 @@
 //! `PoolBuilder`: the pool's width from a CPU policy, an explicit count, or the tunables.
 
 use crate::crew::{StartError, ThreadStart};
+use crate::follow::{Follow, ReadingHook};
 use crate::pool::Pool;
 use crate::spin::SpinLimits;
 use crate::sync::Arc;
@@ -61,6 +62,9 @@ pub struct PoolBuilder {
     wide_workers: Option<usize>,
     spin_us: Option<u32>,
     in_flight: Option<usize>,
+    recheck_ms: Option<u32>,
+    on_reading: Option<ReadingHook>,
+    best_effort: bool,
     tunables: Option<Tunables>,
     counts: Option<CpuCounts>,
     on_start: Option<ThreadStart>,
@@ -142,6 +146,29 @@ impl PoolBuilder {
         self
     }
 
+    /// Re-read the CPUs at most this often, at dispatch start, and follow what changed
+    /// (`rayforce.cpu.recheck_ms`; 0 never re-reads on its own, `Pool::refresh` still does).
+    pub fn recheck_ms(mut self, millis: u32) -> Self {
+        self.recheck_ms = Some(millis);
+        self
+    }
+
+    /// Runs `hook(counts)` on every reading the pool takes (`Pool::refresh`, or the periodic
+    /// re-check), after applying it; `hook` returns whether it changed anything. The runtime
+    /// has its arenas follow the machine with it.
+    pub fn on_reading(mut self, hook: impl Fn(&CpuCounts) -> bool + Send + Sync + 'static) -> Self {
+        self.on_reading = Some(Box::new(hook));
+        self
+    }
+
+    /// Builds the pool even if helpers cannot be started (the thread limit is reached, a
+    /// start hook panics): it runs with those that could, and `stats()` (`start_error`,
+    /// `missing_helpers`) says why it is narrower. Without this, `build` fails instead.
+    pub fn best_effort(mut self) -> Self {
+        self.best_effort = true;
+        self
+    }
+
     /// Runs `hook(k)` on helper k (1-based) as it starts; `build` waits until every helper
     /// ran it, and fails with [`BuildError::ThreadStart`] if it panicked on any.
     pub fn on_thread_start(mut self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
@@ -169,20 +196,32 @@ impl PoolBuilder {
             None => widths(&tunables, policy, &reading()).1.max(width),
         };
         let spin_us = self.spin_us.unwrap_or_else(|| tunables.spin_us());
-        // Spinners are capped by the policy's CPU count (README "Spinning").
-        let cpus = if spin_us > 0 {
-            reading().count(policy, tunables.quota_cap())
+        // The widths follow the machine unless a width was set explicitly (README
+        // "Resizing"); the spin budget follows the policy's count.
+        let explicit =
+            self.workers.is_some() || self.wide_workers.is_some() || tunables.workers().is_some();
+        let cap = tunables.quota_cap();
+        let cpus = if spin_us > 0 || !explicit {
+            reading().count(policy, cap)
         } else {
-            1
+            1 // never used: nothing spins
         };
+        let follow = Follow::new(
+            policy,
+            cap,
+            (!explicit).then(|| tunables.wide()),
+            self.recheck_ms.unwrap_or_else(|| tunables.recheck_ms()),
+            self.on_reading,
+        );
         let limits = SpinLimits::new(spin_us, cpus);
         let slots = self.in_flight.unwrap_or(wide_width).max(1);
         Ok(Pool::start(
-            width,
-            wide_width,
+            (width, wide_width),
             slots,
             limits,
+            follow,
             self.on_start,
+            self.best_effort,
         )?)
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::signal::Signal;
 use crate::spin::SpinLimits;
-use crate::stats::Counters;
+use crate::stats::{Counters, StartFailure};
 use crate::sync::{self, thread, Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
 use crate::worker;
 
@@ -51,7 +51,10 @@ pub(crate) struct Crew {
     /// Helpers that serve: spawned, and past their start hook.
     serving: AtomicUsize,
     threads: Mutex<Vec<thread::JoinHandle<()>>>,
-    wide_started: AtomicBool,
+    /// Why helpers last failed to start: they stay missing (no retry on every dispatch)
+    /// until the widths change. Shown by `stats()` and `inspect`.
+    failure: Mutex<Option<StartFailure>>,
+    failed: AtomicBool,
 }
 
 impl Crew {
@@ -62,11 +65,12 @@ impl Crew {
         slots: usize,
         limits: SpinLimits,
         generation: u64,
+        active_helpers: usize,
         on_start: Option<&ThreadStart>,
     ) -> Result<Crew, StartError> {
         let crew = Crew {
             shared: Arc::new(Shared {
-                signal: Signal::new(limits, slots),
+                signal: Signal::new(limits, slots, active_helpers),
                 counters: Counters::new(),
                 generation,
                 startup: Startup {
@@ -76,7 +80,8 @@ impl Crew {
             }),
             serving: AtomicUsize::new(0),
             threads: Mutex::new(Vec::new()),
-            wide_started: AtomicBool::new(false),
+            failure: Mutex::new(None),
+            failed: AtomicBool::new(false),
         };
         crew.grow(helpers, on_start)?;
         Ok(crew)
@@ -123,20 +128,44 @@ impl Crew {
         spawned
     }
 
-    /// Starts the wide helpers (up to `target`) the first time a wide dispatch needs them.
-    /// Best effort: a helper that cannot be started only narrows wide dispatches.
-    pub(crate) fn start_wide(&self, target: usize, on_start: Option<&ThreadStart>) {
-        if !self.wide_started.swap(true, Ordering::Relaxed) {
-            let _ = self.grow(target, on_start);
+    /// Makes sure `target` helpers serve, starting the missing ones (the wide ones on the
+    /// first wide dispatch, more after the pool grew). Best effort: a helper that cannot be
+    /// started only narrows dispatches; the failure is kept, and not retried until
+    /// [`retry`](Self::retry).
+    #[inline]
+    pub(crate) fn ensure(&self, target: usize, on_start: Option<&ThreadStart>) {
+        if self.serving() < target && !self.failed.load(Ordering::Relaxed) {
+            self.start_missing(target, on_start);
         }
     }
 
-    /// Whether the wide helpers were started.
-    pub(crate) fn wide_started(&self) -> bool {
-        self.wide_started.load(Ordering::Relaxed)
+    /// `ensure`'s slow path: starts helpers up to `target`, keeping the failure if any.
+    #[cold]
+    fn start_missing(&self, target: usize, on_start: Option<&ThreadStart>) {
+        if let Err(err) = self.grow(target, on_start) {
+            let failure = match err {
+                StartError::Spawn(err) => err
+                    .raw_os_error()
+                    .map_or(StartFailure::Unknown, StartFailure::Os),
+                StartError::Hook { .. } => StartFailure::HookPanicked,
+            };
+            *sync::lock(&self.failure) = Some(failure);
+            self.failed.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The widths changed: the next `ensure` tries to start missing helpers again.
+    pub(crate) fn retry(&self) {
+        self.failed.store(false, Ordering::Relaxed);
+    }
+
+    /// Why helpers last failed to start, if they did.
+    pub(crate) fn failure(&self) -> Option<StartFailure> {
+        *sync::lock(&self.failure)
     }
 
     /// Helpers that serve now.
+    #[inline]
     pub(crate) fn serving(&self) -> usize {
         // Acquire: pairs with the Release in `grow`.
         self.serving.load(Ordering::Acquire)

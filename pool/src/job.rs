@@ -88,13 +88,13 @@ impl Job {
     }
 
     /// Claims and runs chunks of tasks until none is left, or until `stop()` says to claim
-    /// no more; returns how many tasks this participant ran. Panics are caught where they
-    /// happen (README "Panics").
-    pub(crate) fn work(&self, stop: impl Fn() -> bool) -> usize {
+    /// no more; returns how many tasks this participant ran. `now` is `sync::now_ns()`, read
+    /// just before. Panics are caught where they happen (README "Panics").
+    pub(crate) fn work(&self, now: u64, stop: impl Fn() -> bool) -> usize {
         let mut ran = 0;
         let mut chunk = 1;
         let mut seen_left = self.n_tasks;
-        let mut clock = sync::now_ns();
+        let mut clock = now;
         loop {
             #[cfg(rayforce_loom)]
             self.assert_alive();

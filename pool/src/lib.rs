@@ -8,6 +8,7 @@
 
 mod builder;
 mod crew;
+mod follow;
 mod fork;
 mod job;
 mod pool;
@@ -25,7 +26,7 @@ mod tests;
 pub use builder::{widths, BuildError, PoolBuilder};
 pub use pool::Pool;
 pub use slot::SignalState;
-pub use stats::Stats;
+pub use stats::{StartFailure, Stats};
 
 /// The crate README's examples, compiled and run as doctests so that they stay true.
 #[cfg(doctest)]

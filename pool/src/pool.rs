@@ -2,14 +2,16 @@
 //! worker 0 and wakes only the helpers the tasks can use. Protocol: `README.md`.
 
 use crate::crew::{Crew, StartError, ThreadStart};
+use crate::follow::Follow;
 use crate::fork;
 use crate::job::Job;
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
 use crate::sync::unmodeled::AtomicPtr;
-use crate::sync::{self, thread_local, Ordering};
+use crate::sync::{self, thread_local, AtomicU64, Ordering};
 use crate::unwind::AbortOnUnwind;
+use rayforce_tunables::cpu::{self, CpuCounts};
 use std::cell::Cell;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 
@@ -30,8 +32,11 @@ thread_local! {
 /// assert_eq!(sum.into_inner(), 4950);
 /// ```
 pub struct Pool {
-    width: usize,
-    wide_width: usize,
+    /// The active widths, `narrow << 32 | wide` (README "Resizing"): what a dispatch
+    /// starting now uses. They change with `resize`, or with a reading that changed.
+    active: AtomicU64,
+    /// How the widths follow the machine.
+    follow: Follow,
     /// Dispatches that may be in flight at once (the signal's slots).
     slots: usize,
     limits: SpinLimits,
@@ -54,29 +59,92 @@ impl RefUnwindSafe for Pool {}
 impl Pool {
     /// Starts the pool's `width - 1` helpers; the wide ones start on first use.
     pub(crate) fn start(
-        width: usize,
-        wide_width: usize,
+        (width, wide_width): (usize, usize),
         slots: usize,
         limits: SpinLimits,
+        follow: Follow,
         on_start: Option<ThreadStart>,
+        best_effort: bool,
     ) -> Result<Pool, StartError> {
         fork::watch();
         let wide_width = wide_width.max(width);
+        let helpers = if best_effort { 0 } else { width - 1 };
         let crew = Crew::start(
-            width - 1,
+            helpers,
             slots,
             limits,
             fork::generation(),
+            wide_width - 1,
             on_start.as_ref(),
         )?;
+        if best_effort {
+            crew.ensure(width - 1, on_start.as_ref());
+        }
         Ok(Pool {
-            width,
-            wide_width,
+            active: AtomicU64::new(pack(width, wide_width)),
+            follow,
             slots,
             limits,
             on_start,
             crew: AtomicPtr::new(Box::into_raw(Box::new(crew))),
         })
+    }
+
+    /// The active (narrow, wide) widths.
+    #[inline]
+    fn active(&self) -> (usize, usize) {
+        // Relaxed: a width only bounds how many permits a dispatch posts; the helpers it
+        // lets in are ordered by the permits themselves.
+        unpack(self.active.load(Ordering::Relaxed))
+    }
+
+    /// Sets the active widths (at least 1; the wide one at least the narrow one): the next
+    /// dispatches use them, missing helpers start on the next dispatch that needs them, and
+    /// helpers beyond them park once they leave the dispatch they are in. A dispatch in
+    /// flight is not disturbed.
+    pub fn resize(&self, width: usize, wide_width: usize) {
+        let width = width.max(1);
+        let wide_width = wide_width.max(width);
+        self.active
+            .store(pack(width, wide_width), Ordering::Relaxed);
+        let crew = self.crew();
+        crew.retry();
+        let signal = &crew.shared.signal;
+        signal.resize(wide_width - 1, signal.cpus());
+    }
+
+    /// Re-reads the CPUs now (allocation-free, as the first reading) and applies what
+    /// changed: the widths follow the policy's count (unless the width was set explicitly),
+    /// the spin budget follows it, and the pool's reading hook (the runtime's arenas) hears
+    /// it. Returns whether anything changed.
+    pub fn refresh(&self) -> bool {
+        self.refresh_from(&cpu::read())
+    }
+
+    /// [`refresh`](Self::refresh) from a reading taken elsewhere.
+    pub fn refresh_from(&self, counts: &CpuCounts) -> bool {
+        let follow = &self.follow;
+        follow.read_now();
+        let crew = self.crew();
+        let signal = &crew.shared.signal;
+        // The spin budget matters only when anything spins.
+        let cpus = if self.limits.enabled() {
+            follow.cpus(counts)
+        } else {
+            signal.cpus()
+        };
+        let widths = follow.widths(counts);
+        let changed = cpus != signal.cpus() || widths.is_some_and(|w| w != self.active());
+        if changed {
+            let (width, wide_width) = widths.unwrap_or_else(|| self.active());
+            self.active
+                .store(pack(width, wide_width), Ordering::Relaxed);
+            crew.retry();
+            signal.resize(wide_width - 1, cpus);
+            follow.changes.fetch_add(1, Ordering::Relaxed);
+        }
+        let hook_changed = follow.on_reading.as_ref().is_some_and(|hook| hook(counts));
+        changed || hook_changed
     }
 
     /// The crew of this process: after a fork, the child starts a fresh one here.
@@ -93,29 +161,24 @@ impl Pool {
     }
 
     /// In a forked child: replaces the parent's crew (whose threads do not exist here) with
-    /// a fresh one. If no helper can be started, the fresh crew has none and every dispatch
-    /// runs on the caller.
+    /// a fresh one of as many helpers. If no helper can be started, the fresh crew has none
+    /// and every dispatch runs on the caller.
     #[cold]
     fn restart(&self, stale: &Crew) -> &Crew {
         let generation = fork::generation();
-        let helpers = if stale.wide_started() {
-            self.wide_width - 1
-        } else {
-            self.width - 1
-        };
-        let slots = self.slots;
+        let (width, wide_width) = self.active();
+        let helpers = stale.serving().max(width - 1);
+        let (slots, limits) = (self.slots, self.limits);
         let fresh = Crew::start(
             helpers,
             slots,
-            self.limits,
+            limits,
             generation,
+            wide_width - 1,
             self.on_start.as_ref(),
         )
-        .or_else(|_| Crew::start(0, slots, self.limits, generation, None))
+        .or_else(|_| Crew::start(0, slots, limits, generation, wide_width - 1, None))
         .expect("a crew without helpers starts no thread");
-        if stale.wide_started() {
-            fresh.start_wide(helpers, self.on_start.as_ref());
-        }
         let fresh = Box::into_raw(Box::new(fresh));
         let stale = stale as *const Crew as *mut Crew;
         // AcqRel: the Release publishes the fresh crew to `crew`'s Acquire; on failure, the
@@ -136,26 +199,42 @@ impl Pool {
         }
     }
 
-    /// Participants in a `dispatch`, the caller included: at most the configured width,
-    /// fewer if helpers could not be started (in a forked child, for instance).
+    /// Participants in a `dispatch`, the caller included: the active width, fewer if
+    /// helpers could not be started (`stats().start_error` says why).
     pub fn width(&self) -> usize {
-        1 + self.crew().serving().min(self.width - 1)
+        self.capped(self.active().0)
     }
 
-    /// Participants in a `dispatch_wide`, the caller included: the configured wide width
-    /// until the wide helpers start (on first use), then the caller and the helpers serving.
+    /// Participants in a `dispatch_wide`, the caller included: the active wide width (its
+    /// extra helpers start on first use), fewer if helpers could not be started.
     pub fn wide_width(&self) -> usize {
+        self.capped(self.active().1)
+    }
+
+    /// `width`, or the caller and the helpers serving when starting more failed.
+    fn capped(&self, width: usize) -> usize {
         let crew = self.crew();
-        if crew.wide_started() {
-            1 + crew.serving()
+        if crew.failure().is_some() {
+            width.min(1 + crew.serving())
         } else {
-            self.wide_width
+            width
         }
     }
 
-    /// What the pool has done so far (in this process: a forked child counts afresh).
+    /// What the pool has done so far (in this process: a forked child counts afresh), the
+    /// age of its CPU reading, and helpers it could not start.
     pub fn stats(&self) -> Stats {
-        self.crew().shared.counters.snapshot()
+        let crew = self.crew();
+        let mut stats = crew.shared.counters.snapshot();
+        stats.resizes = self.follow.changes.load(Ordering::Relaxed);
+        stats.reading_age = self.follow.age();
+        stats.start_error = crew.failure();
+        stats.missing_helpers = if stats.start_error.is_some() {
+            (self.active().1 - 1).saturating_sub(crew.serving())
+        } else {
+            0
+        };
+        stats
     }
 
     /// The signal word now: between dispatches, both counts are zero (no drift).
@@ -172,7 +251,7 @@ impl Pool {
     /// dispatches; with all slots taken, or from inside a task, the tasks run inline on the
     /// caller).
     pub fn dispatch<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
-        self.run(n_tasks, &f, self.width - 1, false);
+        self.run(n_tasks, &f, false);
     }
 
     /// Like [`dispatch`](Self::dispatch), for latency-bound work: up to
@@ -180,17 +259,23 @@ impl Pool {
     /// policy leaves idle. The extra helpers start on first use; if they cannot be started,
     /// the dispatch runs on those that exist.
     pub fn dispatch_wide<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
-        self.run(n_tasks, &f, self.wide_width - 1, true);
+        self.run(n_tasks, &f, true);
     }
 
-    fn run<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: &F, max_helpers: usize, wide: bool) {
+    fn run<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: &F, wide: bool) {
         if n_tasks == 0 {
             return;
         }
-        let crew = self.crew();
-        if wide && self.wide_width > self.width {
-            crew.start_wide(self.wide_width - 1, self.on_start.as_ref());
+        // One clock reading serves the re-check and times the caller's first chunk.
+        let mut now = sync::now_ns();
+        if self.follow.due(now) {
+            self.refresh();
+            now = sync::now_ns();
         }
+        let (width, wide_width) = self.active();
+        let max_helpers = if wide { wide_width } else { width } - 1;
+        let crew = self.crew();
+        crew.ensure(max_helpers, self.on_start.as_ref());
         let helpers = crew.serving().min(max_helpers);
         let shared = &crew.shared;
         Counters::bump(&shared.counters.dispatches);
@@ -202,7 +287,7 @@ impl Pool {
         let Some(slot) = slot else {
             Counters::bump(&shared.counters.inline_dispatches);
             let job = Job::new(f, n_tasks, 1);
-            as_task(|| job.work(|| false));
+            as_task(|| job.work(now, || false));
             job.retire();
             return;
         };
@@ -218,7 +303,7 @@ impl Pool {
         let signal = &shared.signal;
         signal.slot(slot).publish(&job);
         signal.post(slot, permits as u32);
-        as_task(|| job.work(|| false));
+        as_task(|| job.work(now, || false));
         signal.withdraw(slot);
         if shared.generation != fork::generation() {
             // A task forked and this is the child: the helpers counted as attached exist
@@ -267,4 +352,16 @@ impl Drop for Pool {
             std::mem::forget(crew);
         }
     }
+}
+
+/// Two widths in one word, `narrow << 32 | wide` (a width is at most 8192).
+fn pack(width: usize, wide_width: usize) -> u64 {
+    (width as u64) << 32 | wide_width as u64
+}
+
+fn unpack(widths: u64) -> (usize, usize) {
+    (
+        (widths >> 32) as usize,
+        (widths & u64::from(u32::MAX)) as usize,
+    )
 }

@@ -29,6 +29,13 @@ pub(crate) struct Signal {
     lock: Mutex<u64>,
     /// Helpers sleep here.
     helpers: Condvar,
+    /// Helpers with an index above this park (README "Resizing"): the active wide width,
+    /// less the caller.
+    active_helpers: AtomicUsize,
+    /// Parked helpers wait here.
+    parked: Condvar,
+    /// The policy's CPU count now (it follows the machine): the spin budget.
+    cpus: AtomicUsize,
     limits: SpinLimits,
     /// What blocking costs: the mean time from a post to the helper it woke running, in
     /// ns (the ceiling until measured). No spin window is longer.
@@ -36,8 +43,9 @@ pub(crate) struct Signal {
 }
 
 impl Signal {
-    /// A signal with `slots` slots: that many dispatches can be in flight at once.
-    pub(crate) fn new(limits: SpinLimits, slots: usize) -> Signal {
+    /// A signal with `slots` slots (that many dispatches can be in flight at once), whose
+    /// helpers up to `active_helpers` take permits.
+    pub(crate) fn new(limits: SpinLimits, slots: usize, active_helpers: usize) -> Signal {
         Signal {
             slots: (0..slots.max(1)).map(|_| Slot::new()).collect(),
             sleepers: AtomicUsize::new(0),
@@ -45,6 +53,9 @@ impl Signal {
             shutdown: AtomicBool::new(false),
             lock: Mutex::new(0),
             helpers: Condvar::new(),
+            active_helpers: AtomicUsize::new(active_helpers),
+            parked: Condvar::new(),
+            cpus: AtomicUsize::new(limits.cpus),
             limits,
             block_cost_ns: AtomicU64::new(limits.ceiling_ns),
         }
@@ -99,6 +110,54 @@ impl Signal {
         }
     }
 
+    /// README "Resizing": from now on, helpers up to `active_helpers` take permits and the
+    /// others park once they leave the dispatch they are in; `cpus` is the new spin budget.
+    pub(crate) fn resize(&self, active_helpers: usize, cpus: usize) {
+        self.cpus.store(cpus, Ordering::Relaxed);
+        self.active_helpers.store(active_helpers, Ordering::Relaxed);
+        if cfg!(rayforce_loom_broken = "resize_unlocked") {
+            // Deliberately broken: a helper between its check and its wait misses this.
+            self.parked.notify_all();
+            self.helpers.notify_all();
+            return;
+        }
+        // Under the lock, so that no helper is between its check and its wait.
+        let _guard = sync::lock(&self.lock);
+        self.parked.notify_all();
+        // Sleepers beyond the new width move to the park when they wake.
+        self.helpers.notify_all();
+    }
+
+    /// The spin budget now.
+    pub(crate) fn cpus(&self) -> usize {
+        self.cpus.load(Ordering::Relaxed)
+    }
+
+    /// Whether helper `index` (1-based) may take permits.
+    fn is_active(&self, index: usize) -> bool {
+        index <= self.active_helpers.load(Ordering::Relaxed)
+    }
+
+    /// Parks helper `index` until it is active again; `true` if the pool shut down.
+    fn park(&self, index: usize) -> bool {
+        let mut guard = sync::lock(&self.lock);
+        loop {
+            // Acquire: pairs with `shut_down`'s Release.
+            if self.shutdown.load(Ordering::Acquire) {
+                return true;
+            }
+            if self.is_active(index) {
+                return false;
+            }
+            guard = self.parked.wait(guard).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Whether any slot has a permit waiting.
+    fn any_permits(&self) -> bool {
+        self.slots.iter().any(|s| s.state().permits > 0)
+    }
+
     /// Dispatches in flight: slots owned by a caller.
     fn callers_in_flight(&self) -> usize {
         self.slots.iter().filter(|s| s.is_owned()).count()
@@ -135,15 +194,22 @@ impl Signal {
     /// last, so helpers take turns among the dispatches in flight (README "Sharing").
     pub(crate) fn wait_for_permit(
         &self,
+        index: usize,
         gaps: &mut Gaps,
         cursor: &mut usize,
         counters: &Counters,
     ) -> Wait {
         loop {
+            if !self.is_active(index) {
+                if self.park(index) {
+                    return Wait::Shutdown;
+                }
+                continue;
+            }
             let started = self.now_if_spinning();
             let window = gaps.window(self.limits, self.block_cost());
             if window > 0 && self.begin_spinning() {
-                let caught = spin::spin_until(started + window, || self.poll(cursor));
+                let caught = spin::spin_until(started + window, || self.poll(index, cursor));
                 self.spinners.fetch_sub(1, Ordering::Relaxed);
                 let spun = sync::now_ns().saturating_sub(started);
                 counters.spun(spun, caught.is_some());
@@ -152,15 +218,20 @@ impl Signal {
                     return wait;
                 }
             }
-            if let Some(wait) = self.sleep(started, gaps, cursor, counters) {
+            if let Some(wait) = self.sleep(index, started, gaps, cursor, counters) {
                 return wait;
             }
         }
     }
 
-    /// A permit taken (the first slot with one, from `cursor` on), or shutdown seen.
-    fn poll(&self, cursor: &mut usize) -> Option<Wait> {
-        let n = self.slots.len();
+    /// A permit taken (the first slot with one, from `cursor` on) while helper `index` is
+    /// active, or shutdown seen.
+    fn poll(&self, index: usize, cursor: &mut usize) -> Option<Wait> {
+        let n = if self.is_active(index) {
+            self.slots.len()
+        } else {
+            0 // resized away: it takes no permit, and parks at its next wait
+        };
         for step in 0..n {
             let index = (*cursor + step) % n;
             if self.slots[index].try_attach() {
@@ -198,9 +269,10 @@ impl Signal {
             )
         });
         let busy = working + callers.max(1);
+        let cpus = self.cpus.load(Ordering::Relaxed);
         let mut spinning = self.spinners.load(Ordering::Relaxed);
         loop {
-            if spinning + busy >= self.limits.cpus {
+            if spinning + busy >= cpus {
                 return false;
             }
             match self.spinners.compare_exchange_weak(
@@ -224,6 +296,7 @@ impl Signal {
     /// decides afresh whether to spin, having learned the gap it slept through.
     fn sleep(
         &self,
+        index: usize,
         started: u64,
         gaps: &mut Gaps,
         cursor: &mut usize,
@@ -235,7 +308,7 @@ impl Signal {
         let outcome = if cfg!(rayforce_loom_broken = "spin_without_recheck") && started > 0 {
             None // deliberately broken: after a spin, blocks without looking for a permit
         } else {
-            self.poll(cursor)
+            self.poll(index, cursor)
         };
         let outcome = match outcome {
             Some(wait) => {
@@ -244,12 +317,19 @@ impl Signal {
                 }
                 Some(wait)
             }
+            // Resized away: park instead (a post that counted it wakes a waiting one).
+            None if !self.is_active(index) => None,
             None => {
                 guard = self.helpers.wait(guard).unwrap_or_else(|p| p.into_inner());
                 Counters::bump(&counters.kernel_wakeups);
-                let woke = self.poll(cursor);
+                let woke = self.poll(index, cursor);
                 if woke.is_none() {
                     Counters::bump(&counters.empty_wakes);
+                    if !self.is_active(index) && self.any_permits() {
+                        // A post counted this resized-away helper as a sleeper: pass the
+                        // wake-up on to one that may take the permit (README "Resizing").
+                        self.helpers.notify_one();
+                    }
                 }
                 let posted = *guard;
                 if self.limits.enabled() && posted >= started {
@@ -273,6 +353,7 @@ impl Signal {
 
     /// Dispatch step 6: spins for a learned window, then blocks, until `finished()` holds and
     /// no helper is attached to `slot`. Call after `withdraw`, so `attached` can only fall.
+    #[inline]
     pub(crate) fn wait_until_quiet(
         &self,
         slot: usize,
@@ -281,9 +362,13 @@ impl Signal {
     ) {
         let slot = &self.slots[slot];
         let quiet = || slot.is_quiet() && finished();
-        if quiet() {
-            return;
+        if !quiet() {
+            self.wait_for_quiet(slot, counters, quiet);
         }
+    }
+
+    /// `wait_until_quiet`'s slow path: a helper is still inside the dispatch.
+    fn wait_for_quiet(&self, slot: &Slot, counters: &Counters, quiet: impl Fn() -> bool) {
         let started = self.now_if_spinning();
         let mut gaps = Gaps::from_bits(slot.caller_gaps.load(Ordering::Relaxed));
         let window = gaps.window(self.limits, self.block_cost());
@@ -332,5 +417,6 @@ impl Signal {
         self.shutdown.store(true, Ordering::Release);
         let _guard = sync::lock(&self.lock);
         self.helpers.notify_all();
+        self.parked.notify_all();
     }
 }

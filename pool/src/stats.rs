@@ -29,6 +29,36 @@ pub struct Stats {
     pub spin_time: Duration,
     /// Returns from blocking in the kernel (helpers and callers).
     pub kernel_wakeups: u64,
+    /// Readings of the machine that changed the pool's widths or spin budget.
+    pub resizes: u64,
+    /// How long ago the CPUs were last read (at build, by `refresh`, or by the periodic
+    /// re-check).
+    pub reading_age: Duration,
+    /// Helpers the active widths call for that could not be started.
+    pub missing_helpers: usize,
+    /// Why helpers could not be started.
+    pub start_error: Option<StartFailure>,
+}
+
+/// Why a helper thread could not be started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartFailure {
+    /// The system refused the thread (this `errno`: `EAGAIN` at a thread or process limit).
+    Os(i32),
+    /// The system refused it without an error code.
+    Unknown,
+    /// The thread-start hook panicked.
+    HookPanicked,
+}
+
+impl std::fmt::Display for StartFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartFailure::Os(code) => std::io::Error::from_raw_os_error(*code).fmt(f),
+            StartFailure::Unknown => f.write_str("the thread could not be spawned"),
+            StartFailure::HookPanicked => f.write_str("the thread-start hook panicked"),
+        }
+    }
 }
 
 pub(crate) struct Counters {
@@ -83,6 +113,10 @@ impl Counters {
             spins_then_blocked: get(&self.spins_then_blocked),
             spin_time: Duration::from_nanos(get(&self.spin_ns)),
             kernel_wakeups: get(&self.kernel_wakeups),
+            resizes: 0,
+            reading_age: Duration::ZERO,
+            missing_helpers: 0,
+            start_error: None,
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::pool::mark_helper_thread;
 use crate::signal::Wait;
 use crate::spin::Gaps;
 use crate::stats::Counters;
+use crate::sync;
 use crate::unwind::{self, AbortOnUnwind};
 use std::panic::{self, AssertUnwindSafe};
 
@@ -39,7 +40,7 @@ pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) 
     while let Wait::Attached(slot) =
         shared
             .signal
-            .wait_for_permit(&mut gaps, &mut cursor, &shared.counters)
+            .wait_for_permit(index, &mut gaps, &mut cursor, &shared.counters)
     {
         Counters::bump(&shared.counters.wakeups);
         let job = if cfg!(rayforce_loom_broken = "stale_job") && last_job.0 == slot {
@@ -54,7 +55,7 @@ pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) 
         );
         // SAFETY: we are attached, so the dispatch that owns `job` has not returned and
         // will not until we detach (`Job`'s `# Safety`).
-        let ran = unsafe { &*job }.work(forked_away);
+        let ran = unsafe { &*job }.work(sync::now_ns(), forked_away);
         if forked_away() {
             break; // the old crew is abandoned here: touch none of its locks
         }

@@ -12,6 +12,8 @@ pub enum Id {
     CpuPolicy,
     /// `rayforce.cpu.quota`
     CpuQuota,
+    /// `rayforce.cpu.recheck_ms`
+    RecheckMs,
     /// `rayforce.malloc.arena_max`
     ArenaMax,
     /// `rayforce.malloc.arenas_per_cpu`
@@ -27,7 +29,7 @@ pub enum Id {
 }
 
 /// Number of tunables.
-pub const COUNT: usize = 8;
+pub const COUNT: usize = 9;
 
 /// What values a tunable takes. Every value is stored as a `u64`: numbers as themselves,
 /// booleans as 0 or 1, words as their index.
@@ -78,6 +80,11 @@ pub const MAX_ARENAS: u64 = 1024;
 /// kernel wake-up, and learned from each waiter's recent idle gaps.
 const DEFAULT_SPIN_US: u64 = 50;
 
+/// How often the pool re-reads the CPUs (affinity and quota change while programs run):
+/// once a second is Go's choice for GOMAXPROCS; the check at dispatch start is one load and
+/// one comparison, 0.4% of the empty round trip (BENCHMARKS.md, "Following the machine").
+const DEFAULT_RECHECK_MS: u64 = 1_000;
+
 /// Arenas per counted CPU when `arena_max` is unset. The allocator's sweep (BENCHMARKS.md,
 /// "Arena-count sweep"): more arenas cost up to 23% more resident memory for no throughput
 /// gain here; one per CPU keeps about one running thread per heap on any core count.
@@ -100,6 +107,17 @@ pub static TABLE: [Tunable; COUNT] = [
         default: Some(1),
         description: "cap every count at the cgroup CPU quota, rounded up",
         variable: "RAYFORCE_CPU_QUOTA",
+    },
+    Tunable {
+        id: Id::RecheckMs,
+        name: "rayforce.cpu.recheck_ms",
+        kind: Kind::Unsigned {
+            min: 0,
+            max: 3_600_000,
+        },
+        default: Some(DEFAULT_RECHECK_MS),
+        description: "re-read the CPUs at most this often, at dispatch start (0: never)",
+        variable: "RAYFORCE_CPU_RECHECK_MS",
     },
     Tunable {
         id: Id::ArenaMax,
@@ -165,6 +183,7 @@ impl Id {
     pub const ALL: [Id; COUNT] = [
         Id::CpuPolicy,
         Id::CpuQuota,
+        Id::RecheckMs,
         Id::ArenaMax,
         Id::ArenasPerCpu,
         Id::PoolWorkers,

@@ -298,6 +298,11 @@ impl Tunables {
         }
     }
 
+    /// `rayforce.cpu.recheck_ms`: how often the pool re-reads the CPUs (0: never).
+    pub fn recheck_ms(&self) -> u32 {
+        self.number(Id::RecheckMs).map_or(0, |n| n as u32)
+    }
+
     /// `rayforce.malloc.arena_max`; `None` is auto.
     pub fn arena_max(&self) -> Option<usize> {
         self.number(Id::ArenaMax).map(|n| n as usize)

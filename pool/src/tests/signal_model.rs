@@ -21,9 +21,10 @@ const SPIN: SpinLimits = SpinLimits {
     cpus: 2,
 };
 
-/// A helper's wait for a permit, with fresh gaps (so it spins when `limits` allow).
+/// Helper 1's wait for a permit (the one active helper), with fresh gaps (so it spins when
+/// `limits` allow).
 fn wait(signal: &Signal, counters: &Counters) -> Wait {
-    signal.wait_for_permit(&mut Gaps::default(), &mut 0, counters)
+    signal.wait_for_permit(1, &mut Gaps::default(), &mut 0, counters)
 }
 
 /// Whether a helper took the permit of slot 0: the helper sets the flag after attaching.
@@ -82,7 +83,7 @@ fn dispatch_one_permit(signal: &Signal, counters: &Counters, taken: &Taken) {
 /// detach must wake it), then shutdown.
 fn one_permit_is_never_missed(limits: SpinLimits) {
     loom::model(move || {
-        let signal = Arc::new(Signal::new(limits, 1));
+        let signal = Arc::new(Signal::new(limits, 1, 1));
         let counters = Arc::new(Counters::new());
         let taken = Arc::new(Taken::default());
         let helper = {
@@ -109,7 +110,7 @@ fn a_spinning_helper_never_misses_a_permit() {
 #[test]
 fn withdrawn_permits_are_never_taken() {
     loom::model(|| {
-        let signal = Arc::new(Signal::new(BLOCK, 1));
+        let signal = Arc::new(Signal::new(BLOCK, 1, 1));
         let counters = Counters::new();
         let helper = {
             let signal = Arc::clone(&signal);

@@ -1,0 +1,105 @@
+//! Following the machine: the pool's widths come from a CPU reading under its policy, and
+//! are re-read at most every `rayforce.cpu.recheck_ms`, checked at dispatch start, so they
+//! follow the machine when
+//! affinity or the cgroup quota changes while the program runs (README "Resizing").
+
+use crate::sync::unmodeled::AtomicU64;
+use crate::sync::{self, Ordering};
+use rayforce_tunables::cpu::{CpuCounts, CpuPolicy, QuotaCap};
+
+/// Called with every reading the pool takes (the runtime's arenas follow it too); returns
+/// whether it changed anything.
+pub(crate) type ReadingHook = Box<dyn Fn(&CpuCounts) -> bool + Send + Sync>;
+
+/// How a pool's widths follow readings of the machine.
+pub(crate) struct Follow {
+    pub(crate) policy: CpuPolicy,
+    pub(crate) cap: QuotaCap,
+    /// Whether the widths follow readings: `None` when the width was set explicitly (in
+    /// code or by `rayforce.pool.workers`); else whether `dispatch_wide` may use the
+    /// schedulable count (`rayforce.pool.wide`).
+    pub(crate) wide: Option<bool>,
+    /// Re-read at most this often, at dispatch start; 0 never re-reads on its own.
+    recheck_ns: u64,
+    /// When the next automatic re-read is due (`sync::now_ns`).
+    next_check_ns: AtomicU64,
+    /// When the last reading was taken (`sync::now_ns`).
+    read_at_ns: AtomicU64,
+    /// Readings that changed a width or the spin budget.
+    pub(crate) changes: AtomicU64,
+    pub(crate) on_reading: Option<ReadingHook>,
+}
+
+impl Follow {
+    pub(crate) fn new(
+        policy: CpuPolicy,
+        cap: QuotaCap,
+        wide: Option<bool>,
+        recheck_ms: u32,
+        on_reading: Option<ReadingHook>,
+    ) -> Follow {
+        let recheck_ns = u64::from(recheck_ms) * 1_000_000;
+        let now = sync::now_ns();
+        Follow {
+            policy,
+            cap,
+            wide,
+            recheck_ns,
+            next_check_ns: AtomicU64::new(now.saturating_add(recheck_ns)),
+            read_at_ns: AtomicU64::new(now),
+            changes: AtomicU64::new(0),
+            on_reading,
+        }
+    }
+
+    /// Whether an automatic re-read is due at `now` (`sync::now_ns`, read by the dispatch
+    /// anyway to time its first chunk); the one caller that sees it due first takes it (the
+    /// others go on with their dispatch). One load and one comparison when nothing is due.
+    #[inline]
+    pub(crate) fn due(&self, now: u64) -> bool {
+        if self.recheck_ns == 0 {
+            return false;
+        }
+        let next = self.next_check_ns.load(Ordering::Relaxed);
+        // Relaxed: the check orders nothing; the CAS only makes one caller take it.
+        now >= next
+            && self
+                .next_check_ns
+                .compare_exchange(
+                    next,
+                    now + self.recheck_ns,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+    }
+
+    /// Notes that a reading was taken now.
+    pub(crate) fn read_now(&self) {
+        self.read_at_ns.store(sync::now_ns(), Ordering::Relaxed);
+    }
+
+    /// How long ago the last reading was taken.
+    pub(crate) fn age(&self) -> std::time::Duration {
+        let read_at = self.read_at_ns.load(Ordering::Relaxed);
+        std::time::Duration::from_nanos(sync::now_ns().saturating_sub(read_at))
+    }
+
+    /// The (narrow, wide) widths a reading gives, if the widths follow readings: the
+    /// policy's count, and the schedulable count for wide dispatches when allowed.
+    pub(crate) fn widths(&self, counts: &CpuCounts) -> Option<(usize, usize)> {
+        let wide = self.wide?;
+        let width = counts.count(self.policy, self.cap).max(1);
+        let wide_width = if wide {
+            counts.count(CpuPolicy::Schedulable, self.cap).max(width)
+        } else {
+            width
+        };
+        Some((width, wide_width))
+    }
+
+    /// The spin budget a reading gives: the policy's count.
+    pub(crate) fn cpus(&self, counts: &CpuCounts) -> usize {
+        counts.count(self.policy, self.cap).max(1)
+    }
+}

@@ -1,0 +1,231 @@
+//! The pool follows the machine: readings change its active widths (unless a width was
+//! set explicitly), helpers beyond them park and take no permits, missing ones start, and
+//! every dispatch stays exact while widths change under it. `refresh` allocates nothing
+//! (a counting allocator, counting per thread, wraps the system one here).
+#![cfg(not(rayforce_loom))] // real threads; the loom model is in loom-tests
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    // Const-initialised and without a destructor, so touching it never allocates.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: every method forwards to `System` unchanged; the counter has no effect on memory.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which we pass on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout, as the caller promises.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations this thread made in `f`.
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+use rayforce_pool::{Pool, SignalState};
+use rayforce_tunables::cpu::{Count, CpuCounts, Source};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A reading of a machine with `physical` cores and twice as many logical CPUs.
+fn machine(physical: usize) -> CpuCounts {
+    let count = |value| Count {
+        value,
+        source: Source::OnlineList,
+        fallback: false,
+    };
+    CpuCounts {
+        online: count(2 * physical),
+        schedulable: count(2 * physical),
+        physical: count(physical),
+        quota: None,
+    }
+}
+
+/// A pool whose widths follow readings (of `machine(physical)` first), with no periodic
+/// re-check: the test hands it every reading.
+fn pool_on(physical: usize) -> Pool {
+    Pool::builder()
+        .cpu_counts(machine(physical))
+        .recheck_ms(0)
+        .build()
+        .unwrap()
+}
+
+/// `n` tasks that wait for each other: they finish only if `n` participants run at once.
+fn all_at_once(pool: &Pool, n: usize) -> bool {
+    let arrived = AtomicUsize::new(0);
+    let gave_up = AtomicBool::new(false);
+    pool.dispatch(n, |_| {
+        arrived.fetch_add(1, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while arrived.load(Ordering::SeqCst) < n {
+            if Instant::now() > deadline {
+                gave_up.store(true, Ordering::SeqCst);
+                return;
+            }
+            std::thread::yield_now();
+        }
+    });
+    !gave_up.load(Ordering::SeqCst)
+}
+
+/// Over `rounds` wide dispatches of `n` tasks of about 20 us: the threads that ran tasks,
+/// and the most that ran tasks of one dispatch at once.
+fn threads_used(pool: &Pool, n: usize, rounds: usize) -> (usize, usize) {
+    let seen = Mutex::new(HashSet::new());
+    let (inside, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    for _ in 0..rounds {
+        pool.dispatch_wide(n, |_| {
+            seen.lock().unwrap().insert(std::thread::current().id());
+            let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            let until = Instant::now() + Duration::from_micros(20);
+            while Instant::now() < until {}
+            inside.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    let used = seen.lock().unwrap().len();
+    (used, most.into_inner())
+}
+
+#[test]
+fn readings_change_the_widths_and_helpers_beyond_them_take_no_permits() {
+    let pool = pool_on(4);
+    assert_eq!((pool.width(), pool.wide_width()), (4, 8));
+    pool.dispatch_wide(8, |_| ()); // all 7 helpers start
+    assert!(pool.refresh_from(&machine(2)), "a smaller machine");
+    assert_eq!((pool.width(), pool.wide_width()), (2, 4));
+    assert!(
+        !pool.refresh_from(&machine(2)),
+        "the same reading changes nothing"
+    );
+    assert_eq!(pool.stats().resizes, 1);
+    // The wide width is now 4 (the schedulable count): helpers 4 to 7, started while it
+    // was 8, are parked and never run a task; at most 4 participants at once.
+    let (used, most) = threads_used(&pool, 8, 100);
+    assert!(used <= 4 && most <= 4, "{used} threads, {most} at once");
+    assert!(all_at_once_wide(&pool, 4));
+    assert!(pool.refresh_from(&machine(4)), "back to four cores");
+    assert_eq!((pool.width(), pool.wide_width()), (4, 8));
+    assert!(all_at_once(&pool, 4), "parked helpers came back");
+    assert_eq!(pool.signal_state(), SignalState::IDLE);
+}
+
+#[test]
+fn the_reading_age_counts_from_the_latest_reading() {
+    let pool = pool_on(2);
+    std::thread::sleep(Duration::from_millis(20));
+    assert!(pool.stats().reading_age >= Duration::from_millis(20));
+    let before = Instant::now();
+    assert!(!pool.refresh_from(&machine(2)));
+    assert!(pool.stats().reading_age <= before.elapsed());
+}
+
+/// `all_at_once` with `dispatch_wide`.
+fn all_at_once_wide(pool: &Pool, n: usize) -> bool {
+    let arrived = AtomicUsize::new(0);
+    pool.dispatch_wide(n, |_| {
+        arrived.fetch_add(1, Ordering::SeqCst);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while arrived.load(Ordering::SeqCst) < n && Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+    });
+    arrived.load(Ordering::SeqCst) == n
+}
+
+#[test]
+fn an_explicit_width_does_not_follow_readings() {
+    let pool = Pool::builder()
+        .workers(3)
+        .cpu_counts(machine(4))
+        .spin_us(0)
+        .build()
+        .unwrap();
+    assert!(!pool.refresh_from(&machine(1)));
+    assert_eq!((pool.width(), pool.wide_width()), (3, 3));
+}
+
+#[test]
+fn growing_starts_the_missing_helpers() {
+    let pool = pool_on(1);
+    assert_eq!(pool.width(), 1);
+    pool.resize(3, 3);
+    assert_eq!(pool.width(), 3);
+    assert!(
+        all_at_once(&pool, 3),
+        "two helpers started on the next dispatch"
+    );
+}
+
+#[test]
+fn every_task_runs_once_while_widths_change_under_the_dispatches() {
+    let pool = Arc::new(pool_on(4));
+    let stop = Arc::new(AtomicBool::new(false));
+    let resizer = {
+        let (pool, stop) = (Arc::clone(&pool), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut cores = 1;
+            while !stop.load(Ordering::Relaxed) {
+                pool.refresh_from(&machine(cores));
+                cores = cores % 4 + 1;
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        })
+    };
+    let counts: Vec<AtomicU32> = (0..64).map(|_| AtomicU32::new(0)).collect();
+    for round in 0..20_000usize {
+        let n = round % 65;
+        let task = |i: usize| {
+            counts[i].fetch_add(1, Ordering::Relaxed);
+        };
+        if round % 3 == 0 {
+            pool.dispatch_wide(n, task);
+        } else {
+            pool.dispatch(n, task);
+        }
+        for (i, c) in counts.iter().enumerate() {
+            assert_eq!(
+                c.swap(0, Ordering::Relaxed),
+                u32::from(i < n),
+                "round {round}: task {i} of {n}"
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    resizer.join().unwrap();
+    assert_eq!(pool.signal_state(), SignalState::IDLE);
+    assert!(pool.stats().resizes > 10, "{:?}", pool.stats());
+}
+
+#[test]
+fn refreshing_allocates_nothing() {
+    let pool = Pool::builder().recheck_ms(0).build().unwrap();
+    pool.dispatch(4, |_| ());
+    let smaller = machine(1);
+    let allocations = allocations_during(|| {
+        pool.refresh(); // the live machine, as the first reading
+        pool.refresh_from(&smaller); // a change: the widths shrink, helpers park
+        pool.refresh();
+    });
+    assert_eq!(allocations, 0);
+}
