@@ -1,5 +1,6 @@
 //! The `rayforce-rt` command line: `inspect` the CPU counts and what they size, list the
-//! `tunables`, `compare` the policies on a built-in workload. It runs on its own `Runtime`.
+//! `tunables`, `compare` rayforce-rt with rayon on the system allocator and on mimalloc. It
+//! runs on its own `Runtime`.
 
 mod cli;
 
@@ -9,9 +10,12 @@ use std::process::ExitCode;
 /// Chooses nothing in code, so every tunable shows its default or the environment's value;
 /// in strict mode the CLI reports invalid tunables itself (`tunables` exits with code 2)
 /// rather than aborting at its first allocation.
-#[global_allocator]
 static RT: Runtime = Runtime::with_choices(Choices::new().strict_aborts(false));
 
+/// The runtime, except in `compare`'s baseline processes (`cli/engine.rs`).
+#[global_allocator]
+static ENGINE: cli::engine::Engine = cli::engine::Engine::new(&RT);
+
 fn main() -> ExitCode {
-    cli::run(std::env::args_os(), &RT)
+    cli::run(std::env::args_os(), &RT, ENGINE.kind())
 }

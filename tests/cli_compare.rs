@@ -1,12 +1,24 @@
-//! `rayforce-rt compare`: every configuration runs, checksums agree, equal widths are called
-//! noise, `--policy` selects, bad values exit 2.
+//! `rayforce-rt compare`: rayforce-rt and both baselines run every workload with agreeing
+//! checksums, policies of one width run once, the verdict and the chart match the runs,
+//! `--policy` selects, bad values exit 2.
 
 use serde_json::Value;
+use std::collections::HashSet;
 use std::process::{Command, Output};
 
-/// `compare` with small sizes, then `args`.
+const WORKLOADS: [&str; 3] = ["hash_join", "random_lookups", "group_by"];
+
+/// `compare --quick` with small sizes, then `args`.
 fn compare(args: &[&str]) -> Output {
-    compare_exactly(&[&["--rows", "2000", "--repeat", "3", "--rounds", "2"], args].concat())
+    compare_exactly(
+        &[
+            &[
+                "--quick", "--rows", "2000", "--repeat", "3", "--rounds", "2",
+            ],
+            args,
+        ]
+        .concat(),
+    )
 }
 
 /// `compare` with only `args`.
@@ -19,85 +31,195 @@ fn compare_exactly(args: &[&str]) -> Output {
         .unwrap()
 }
 
-#[test]
-fn json_has_every_configuration_with_agreeing_checksums() {
-    let out = compare(&["--json"]);
+fn json_of(out: &Output) -> Value {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_has_rayforce_and_both_baselines_for_every_workload_with_agreeing_checksums() {
+    let out = compare(&["--json"]);
+    let report = json_of(&out);
     let configs = report["configurations"].as_array().unwrap();
-    assert_eq!(
-        configs.len(),
-        2 * 3 * 2,
-        "2 workloads x 3 policies x 2 modes"
-    );
-    for workload in ["hash_join", "random_lookups"] {
-        let sums: Vec<&Value> = configs
+    for workload in WORKLOADS {
+        let rows: Vec<&Value> = configs
             .iter()
             .filter(|c| c["workload"] == workload)
-            .map(|c| &c["checksum"])
             .collect();
-        assert!(
-            sums.iter().all(|s| *s == sums[0] && s.is_u64()),
-            "{workload}: {sums:?}"
+        let allocators: HashSet<&str> = rows
+            .iter()
+            .map(|c| c["allocator"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            allocators,
+            HashSet::from(["rayforce-rt", "system", "mimalloc"]),
+            "{workload}"
         );
+        assert!(
+            rows.iter()
+                .all(|c| c["checksum"] == rows[0]["checksum"] && c["checksum"].is_u64()),
+            "{workload}: {rows:?}"
+        );
+        // Every (policy, mode) appears exactly once among the runtime's rows, and those rows
+        // have distinct widths: policies of one width run once, under all their names.
+        let ours: Vec<&&Value> = rows
+            .iter()
+            .filter(|c| c["implementation"] == "rayforce-rt")
+            .collect();
+        let variants: Vec<String> = ours
+            .iter()
+            .flat_map(|c| c["variants"].as_array().unwrap())
+            .map(|v| format!("{} {}", v["policy"], v["mode"]))
+            .collect();
+        assert_eq!(variants.len(), 3 * 2, "{workload}: {variants:?}");
+        assert_eq!(variants.iter().collect::<HashSet<_>>().len(), 6);
+        let widths: HashSet<u64> = ours.iter().map(|c| c["width"].as_u64().unwrap()).collect();
+        assert_eq!(widths.len(), ours.len(), "{workload}");
+        // Each baseline runs at each of the runtime's widths.
+        for c in &rows {
+            assert!(widths.contains(&c["width"].as_u64().unwrap()), "{c}");
+        }
+        assert_eq!(rows.len(), ours.len() * 3, "{workload}");
     }
     for c in configs {
-        assert!(c["wall_ms"]["min"].as_f64() <= c["wall_ms"]["median"].as_f64());
-        assert!(c["wall_ms"]["median"].as_f64() <= c["wall_ms"]["max"].as_f64());
+        for spread in [&c["wall_ms"], &c["cpu_ms"]] {
+            assert!(spread["min"].as_f64() <= spread["median"].as_f64(), "{c}");
+            assert!(spread["median"].as_f64() <= spread["max"].as_f64(), "{c}");
+        }
         assert!(c["work_per_cpu_second"].as_f64().unwrap() > 0.0);
-        // A later policy with the width of an earlier one is flagged, never presented as a
-        // difference.
-        let earlier_same = configs
-            .iter()
-            .take_while(|o| !std::ptr::eq(*o, c))
-            .any(|o| {
-                o["workload"] == c["workload"] && o["mode"] == c["mode"] && o["width"] == c["width"]
-            });
+    }
+    let summary = report["summary"].as_array().unwrap();
+    assert_eq!(summary.len(), WORKLOADS.len());
+    for (verdict, workload) in summary.iter().zip(WORKLOADS) {
+        assert_eq!(verdict["workload"], workload);
+        assert!(verdict["rayforce"]
+            .as_str()
+            .unwrap()
+            .starts_with("rayforce-rt"));
+        assert!(verdict["baseline"]
+            .as_str()
+            .unwrap()
+            .starts_with("rayon + "));
+        let against = verdict["against"].as_array().unwrap();
+        assert_eq!(against.len(), 2, "one line per baseline: {verdict}");
         assert_eq!(
-            earlier_same,
-            c["note"].as_str().unwrap().contains("same width"),
-            "{c}"
+            against[0]["baseline"], verdict["baseline"],
+            "the best first"
         );
+        assert_ne!(against[0]["baseline"], against[1]["baseline"]);
+        for ratio in [&verdict["wall_ratio"], &verdict["cpu_ratio"]] {
+            let (min, median, max) = (
+                ratio["min"].as_f64().unwrap(),
+                ratio["median"].as_f64().unwrap(),
+                ratio["max"].as_f64().unwrap(),
+            );
+            assert!(0.0 < min && min <= median && median <= max, "{verdict}");
+        }
     }
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("round 2/2"), "progress on stderr: {stderr}");
 }
 
 #[test]
-fn policy_flags_select_and_table_prints() {
+fn the_plot_is_an_svg_with_one_bar_group_per_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.svg");
+    let report = json_of(&compare(&["--json", "--plot", path.to_str().unwrap()]));
+    let configs = report["configurations"].as_array().unwrap();
+    let names: HashSet<String> = configs
+        .iter()
+        .map(|c| format!("{} ({} threads)", c["label"].as_str().unwrap(), c["width"]))
+        .collect();
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let doc = roxmltree::Document::parse(&svg).expect("valid XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    // Two panels (wall, CPU): each names every workload once, under its group of bars, and
+    // every configuration once, in its legend.
+    for label in WORKLOADS
+        .iter()
+        .map(|w| w.to_string())
+        .chain(names.iter().cloned())
+    {
+        assert_eq!(
+            texts.iter().filter(|t| **t == label).count(),
+            2,
+            "{label} in {texts:?}"
+        );
+    }
+    // Coloured rectangles: a bar per configuration and a legend swatch per name, per panel.
+    let coloured = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .filter(|n| !matches!(n.attribute("fill"), Some("#FFFFFF") | Some("none") | None))
+        .count();
+    assert_eq!(coloured, 2 * (configs.len() + names.len()));
+}
+
+#[test]
+fn policy_flags_select_and_the_verdict_comes_first() {
     let out = compare(&["--policy", "online", "--policy", "physical"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 1 + 2 * 2 * 2, "{text}");
+    assert!(text.starts_with("verdict"), "{text}");
     assert!(
         !text.contains("schedulable") && text.contains("wall ms"),
         "{text}"
     );
+    for workload in WORKLOADS {
+        let rows = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with(workload))
+            .count();
+        // One verdict line, then at least one runtime row and two baselines in the table.
+        assert!(rows > 3, "{workload}: {text}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(workload) && l.contains("rayon + mimalloc")),
+            "{text}"
+        );
+    }
 }
 
 #[test]
 fn bad_values_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let unwritable = dir.path().join("missing").join("out.svg");
     for args in [
         &["--rounds", "0"][..],
         &["--policy", "numa"],
         &["--rows", "-5"],
         &["--rows", "18446744073709551615"],
         &["--rows", "4000000000000"],
+        &[
+            "--quick",
+            "--rounds",
+            "1",
+            "--rows",
+            "100",
+            "--repeat",
+            "1",
+            "--plot",
+            unwritable.to_str().unwrap(),
+        ],
     ] {
         let out = compare_exactly(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr)
-                .trim_end()
-                .lines()
-                .count(),
-            1,
-            "{args:?}"
-        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| !l.starts_with("compare: "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{args:?}: {stderr}");
     }
     let out = compare_exactly(&["--rows", "18446744073709551615"]);
     let stderr = String::from_utf8(out.stderr).unwrap();
@@ -105,4 +227,25 @@ fn bad_values_exit_2() {
         stderr.contains("--rows 18446744073709551615") && stderr.contains("expected at most"),
         "{stderr}"
     );
+}
+
+#[test]
+fn the_baseline_subcommand_refuses_to_run_on_the_runtime() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
+        .args([
+            "compare-baseline",
+            "--rows",
+            "1",
+            "--repeat",
+            "1",
+            "--table-len",
+            "1",
+        ])
+        .args(["--steps", "1", "--group-rows", "1"])
+        .env_remove("RAYFORCE_COMPARE_ENGINE")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("RAYFORCE_COMPARE_ENGINE"), "{stderr}");
 }

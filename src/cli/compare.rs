@@ -1,59 +1,119 @@
-//! `rayforce-rt compare`: the built-in workloads under each policy, with `dispatch` and
-//! `dispatch_wide`, run interleaved (A B C A B C ...) so every configuration sees the same
-//! machine; medians and spreads of wall time, process CPU time and work per CPU-second.
+//! `rayforce-rt compare`: the built-in workloads on rayforce-rt (under each policy whose
+//! count differs, with `dispatch` and `dispatch_wide`) and on the stack it replaces, rayon
+//! on the system allocator and on raw mimalloc, run interleaved (A B C A B C ...) so every
+//! configuration sees the same machine. A verdict per workload first, then medians and
+//! spreads of wall time, process CPU time and work per CPU-second; `--plot` draws them.
 
-use super::workloads::{HashJoin, Lookups, Mode};
+use super::baseline::Baseline;
+use super::engine::Kind;
+use super::plot;
+use super::workloads::{Exec, Mode, Sample, Sizes, Workload, Workloads};
 use super::Failure;
 use rayforce_rt::cpu::CpuPolicy;
-use rayforce_rt::{process_cpu_time, Pool, Runtime};
-use serde_json::json;
+use rayforce_rt::{Pool, Runtime};
+use serde_json::{json, Value};
 use std::io::IsTerminal;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// A policy to compare (repeat the flag for several; default: all three).
     #[arg(long = "policy", value_name = "POLICY")]
     policies: Vec<CpuPolicy>,
-    /// Probe-side rows of the hash join.
-    #[arg(long, default_value_t = 130_000, value_parser = clap::value_parser!(u64).range(1..))]
-    rows: u64,
-    /// Probe dispatches per hash-join run.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
-    repeat: u64,
-    /// Interleaved rounds (each runs every configuration once).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1000))]
-    rounds: u64,
-    /// One JSON object instead of the table.
+    /// Probe-side rows of the hash join (default 130000; 65000 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    rows: Option<u64>,
+    /// Probe dispatches per hash-join run (default 200; 50 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    repeat: Option<u64>,
+    /// Interleaved rounds, each running every configuration once (default 7; 3 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    rounds: Option<u64>,
+    /// Smaller workloads and fewer rounds: about 2 seconds.
+    #[arg(long)]
+    quick: bool,
+    /// One JSON object instead of the verdict and the table.
     #[arg(long)]
     json: bool,
+    /// Also write a bar chart of the results to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Workload {
-    HashJoin,
-    Lookups,
+/// Who runs a configuration.
+#[derive(Clone, PartialEq, Eq)]
+enum Runner {
+    /// The runtime's pool `pool`, with `mode`; `variants` are every (policy, mode) whose
+    /// width is this one (they run the same, so they run once).
+    Rayforce {
+        pool: usize,
+        mode: Mode,
+        variants: Vec<(CpuPolicy, Mode)>,
+    },
+    /// Rayon in the baseline process `baseline`.
+    Rayon { baseline: usize },
 }
 
-impl Workload {
-    fn as_str(self) -> &'static str {
-        match self {
-            Workload::HashJoin => "hash_join",
-            Workload::Lookups => "random_lookups",
-        }
+/// One configuration of one workload and its samples, one per round.
+struct Config {
+    workload: Workload,
+    runner: Runner,
+    label: String,
+    width: usize,
+    samples: Vec<Sample>,
+}
+
+impl Config {
+    fn is_rayforce(&self) -> bool {
+        matches!(self.runner, Runner::Rayforce { .. })
+    }
+
+    fn wall(&self) -> Spread {
+        Spread::of(self.samples.iter().map(|s| ms(s.wall)))
+    }
+
+    fn cpu(&self) -> Spread {
+        Spread::of(self.samples.iter().map(|s| ms(s.cpu)))
     }
 }
 
-struct Config {
-    workload: Workload,
-    policy: CpuPolicy,
-    mode: Mode,
-    width: usize,
-    pool: usize,
-    wall: Vec<Duration>,
-    cpu: Vec<Duration>,
-    work: u64,
-    checksum: Option<u64>,
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Median, min and max of a set of values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spread {
+    pub(crate) median: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+}
+
+impl Spread {
+    fn of(values: impl Iterator<Item = f64>) -> Spread {
+        let mut v: Vec<f64> = values.collect();
+        v.sort_by(f64::total_cmp);
+        let half = v.len() / 2;
+        Spread {
+            median: if v.len() % 2 == 0 {
+                (v[half - 1] + v[half]) / 2.0
+            } else {
+                v[half]
+            },
+            min: v[0],
+            max: v[v.len() - 1],
+        }
+    }
+
+    fn json(self) -> Value {
+        json!({"median": self.median, "min": self.min, "max": self.max})
+    }
+
+    /// "0.62x (0.55-0.70)".
+    fn ratio_text(self) -> String {
+        format!("{:.2}x ({:.2}-{:.2})", self.median, self.min, self.max)
+    }
 }
 
 /// The progress line on stderr: redrawn in place on a terminal, silent otherwise (the
@@ -66,13 +126,6 @@ impl Progress {
             eprint!("\r\x1b[K{line}");
         }
     }
-}
-
-/// (median, min, max) in milliseconds.
-fn spread(samples: &[Duration]) -> (f64, f64, f64) {
-    let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
-    ms.sort_by(f64::total_cmp);
-    (ms[ms.len() / 2], ms[0], ms[ms.len() - 1])
 }
 
 /// Bytes of memory per probe-side row.
@@ -102,8 +155,120 @@ fn check_rows(rows: u64) -> Result<(), Failure> {
     Ok(())
 }
 
+impl Args {
+    fn sizes(&self) -> Sizes {
+        let base = if self.quick {
+            Sizes::QUICK
+        } else {
+            Sizes::DEFAULT
+        };
+        Sizes {
+            rows: self.rows.map_or(base.rows, |r| r as usize),
+            repeat: self.repeat.map_or(base.repeat, |r| r as usize),
+            ..base
+        }
+    }
+
+    fn rounds(&self) -> u64 {
+        self.rounds.unwrap_or(if self.quick { 3 } else { 7 })
+    }
+}
+
+/// "(any policy, either dispatch)", "(physical/online, dispatch)" when the variants are every
+/// pairing of their policies and modes; else each "policy mode", joined by " = ".
+fn variants_label(variants: &[(CpuPolicy, Mode)]) -> String {
+    let mut policies: Vec<CpuPolicy> = Vec::new();
+    let mut modes: Vec<Mode> = Vec::new();
+    for &(policy, mode) in variants {
+        if !policies.contains(&policy) {
+            policies.push(policy);
+        }
+        if !modes.contains(&mode) {
+            modes.push(mode);
+        }
+    }
+    if policies.len() * modes.len() == variants.len() {
+        let policies = if policies.len() == CpuPolicy::ALL.len() {
+            "any policy".to_owned()
+        } else {
+            let names: Vec<_> = policies.iter().map(|p| p.as_str()).collect();
+            names.join("/")
+        };
+        let modes = match modes[..] {
+            [mode] => mode.as_str(),
+            _ => "either dispatch",
+        };
+        format!("({policies}, {modes})")
+    } else {
+        let v: Vec<_> = variants
+            .iter()
+            .map(|(p, m)| format!("{} {}", p.as_str(), m.as_str()))
+            .collect();
+        v.join(" = ")
+    }
+}
+
+/// The configurations of every workload: one per distinct width of the runtime's pools,
+/// then the two baselines at each of those widths.
+fn configurations(pools: &[(CpuPolicy, Pool)], baselines: &[Baseline]) -> Vec<Config> {
+    // (width, runner) of the runtime, one per distinct width.
+    let mut runtime: Vec<(usize, Runner)> = Vec::new();
+    for (i, (policy, pool)) in pools.iter().enumerate() {
+        for (mode, width) in [
+            (Mode::Dispatch, pool.width()),
+            (Mode::Wide, pool.wide_width()),
+        ] {
+            let same_width = runtime.iter_mut().find(|(w, _)| *w == width);
+            if let Some((_, Runner::Rayforce { variants, .. })) = same_width {
+                variants.push((*policy, mode));
+            } else {
+                let variants = vec![(*policy, mode)];
+                runtime.push((
+                    width,
+                    Runner::Rayforce {
+                        pool: i,
+                        mode,
+                        variants,
+                    },
+                ));
+            }
+        }
+    }
+    let baseline_runners = (0..baselines.len()).map(|baseline| Runner::Rayon { baseline });
+    let mut configs = Vec::new();
+    for workload in Workload::ALL {
+        let runners = runtime.iter().cloned().chain(
+            runtime
+                .iter()
+                .flat_map(|(width, _)| baseline_runners.clone().map(|r| (*width, r))),
+        );
+        for (width, runner) in runners {
+            let label = match &runner {
+                Runner::Rayforce { variants, .. } => {
+                    format!("rayforce-rt {}", variants_label(variants))
+                }
+                Runner::Rayon { baseline } => {
+                    format!("rayon + {}", baselines[*baseline].kind().as_str())
+                }
+            };
+            configs.push(Config {
+                workload,
+                runner,
+                label,
+                width,
+                samples: vec![],
+            });
+        }
+    }
+    configs
+}
+
 pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
-    check_rows(args.rows)?;
+    if let Some(rows) = args.rows {
+        check_rows(rows)?;
+    }
+    let sizes = args.sizes();
+    let rounds = args.rounds();
     let policies = if args.policies.is_empty() {
         CpuPolicy::ALL.to_vec()
     } else {
@@ -119,154 +284,289 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
                 .cpu_counts(sizing.counts)
                 .tunables(&tunables)
                 .build()
+                .map(|pool| (p, pool))
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| Failure(e.to_string()))?;
     let progress = Progress(std::io::stderr().is_terminal());
     progress.say(format_args!("compare: building the workloads"));
-    let join = HashJoin::new(args.rows as usize, args.repeat as usize);
-    let lookups = Lookups::new();
-    let mut configs = Vec::new();
-    for workload in [Workload::HashJoin, Workload::Lookups] {
-        for (i, &policy) in policies.iter().enumerate() {
-            for mode in [Mode::Dispatch, Mode::Wide] {
-                let width = match mode {
-                    Mode::Dispatch => pools[i].width(),
-                    Mode::Wide => pools[i].wide_width(),
-                };
-                configs.push(Config {
-                    workload,
-                    policy,
-                    mode,
-                    width,
-                    pool: i,
-                    wall: vec![],
-                    cpu: vec![],
-                    work: 0,
-                    checksum: None,
-                });
-            }
-        }
-    }
-    for round in 1..=args.rounds {
+    let mut baselines = [Kind::System, Kind::Mimalloc]
+        .into_iter()
+        .map(|kind| Baseline::start(kind, &sizes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let workloads = Workloads::new(&sizes);
+    let mut configs = configurations(&pools, &baselines);
+    for round in 1..=rounds {
         if !progress.0 {
-            eprintln!("compare: round {round}/{}", args.rounds);
+            eprintln!("compare: round {round}/{rounds}");
         }
         for config in &mut configs {
             progress.say(format_args!(
-                "compare: round {round}/{}: {} {} {}",
-                args.rounds,
+                "compare: round {round}/{rounds}: {} {}",
                 config.workload.as_str(),
-                config.policy,
-                config.mode.as_str()
+                config.label
             ));
-            let pool = &pools[config.pool];
-            let (cpu0, wall0) = (process_cpu_time(), Instant::now());
-            let (checksum, work) = match config.workload {
-                Workload::HashJoin => join.run(pool, config.mode),
-                Workload::Lookups => lookups.run(pool, config.mode),
+            let sample = match &config.runner {
+                Runner::Rayforce { pool, mode, .. } => {
+                    workloads.measure(config.workload, &Exec::Pool(&pools[*pool].1, *mode))
+                }
+                Runner::Rayon { baseline } => {
+                    baselines[*baseline].measure(config.workload, config.width)?
+                }
             };
-            config.wall.push(wall0.elapsed());
-            config.cpu.push(process_cpu_time() - cpu0);
-            config.work = work;
-            if config.checksum.is_some_and(|c| c != checksum) {
-                return Err(Failure(format!(
-                    "checksum changed between rounds for {}",
-                    config.workload.as_str()
-                )));
-            }
-            config.checksum = Some(checksum);
+            config.samples.push(sample);
         }
     }
+    drop(baselines);
     progress.say(format_args!(
-        "compare: {} rounds of {} configurations done\n",
-        args.rounds,
+        "compare: {rounds} rounds of {} configurations done\n",
         configs.len()
     ));
-    for workload in [Workload::HashJoin, Workload::Lookups] {
-        let sums: Vec<_> = configs
-            .iter()
-            .filter(|c| c.workload == workload)
-            .map(|c| c.checksum)
-            .collect();
-        if sums.windows(2).any(|w| w[0] != w[1]) {
-            return Err(Failure(format!(
-                "{}: checksums differ between configurations: {sums:?}",
-                workload.as_str()
-            )));
-        }
-    }
+    check_checksums(&configs)?;
+    let verdicts: Vec<Verdict> = Workload::ALL
+        .into_iter()
+        .map(|w| Verdict::of(w, &configs))
+        .collect();
     if args.json {
-        print_json(&configs);
+        print_json(&configs, &verdicts);
     } else {
+        print_verdicts(&verdicts);
+        println!();
         print_table(&configs);
+    }
+    if let Some(path) = &args.plot {
+        let bars: Vec<plot::Bar<'_>> = configs
+            .iter()
+            .map(|c| plot::Bar {
+                workload: c.workload.as_str(),
+                label: &c.label,
+                width: c.width,
+                wall: c.wall(),
+                cpu: c.cpu(),
+            })
+            .collect();
+        plot::write(path, &bars).map_err(|e| Failure(format!("--plot {}: {e}", path.display())))?;
     }
     Ok(())
 }
 
-/// "same width as P" when an earlier policy ran the same workload and mode at this width.
-fn note(configs: &[Config], i: usize) -> String {
-    let c = &configs[i];
-    configs[..i]
-        .iter()
-        .find(|o| o.workload == c.workload && o.mode == c.mode && o.width == c.width)
-        .map_or_else(String::new, |o| {
-            format!("same width as {}: differences are noise", o.policy)
-        })
+/// Every configuration of a workload returned the same checksum in every round.
+fn check_checksums(configs: &[Config]) -> Result<(), Failure> {
+    for workload in Workload::ALL {
+        let mut seen: Option<(u64, &str)> = None;
+        for config in configs.iter().filter(|c| c.workload == workload) {
+            for sample in &config.samples {
+                match seen {
+                    Some((sum, who)) if sum != sample.checksum => {
+                        return Err(Failure(format!(
+                            "{}: checksums differ: {sum} ({who}), {} ({})",
+                            workload.as_str(),
+                            sample.checksum,
+                            config.label
+                        )))
+                    }
+                    Some(_) => {}
+                    None => seen = Some((sample.checksum, &config.label)),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A workload's result: the runtime's best configuration against each baseline's best,
+/// the best baseline first.
+struct Verdict {
+    workload: Workload,
+    rayforce: String,
+    against: Vec<Against>,
+    /// Where the runtime's configurations differ: which won, and its wall time against the
+    /// runner-up's.
+    policy_winner: Option<(String, f64)>,
+}
+
+/// The runtime against one baseline: per-round ratios, rayforce-rt over the baseline.
+struct Against {
+    baseline: String,
+    wall: Spread,
+    cpu: Spread,
+}
+
+impl Verdict {
+    fn of(workload: Workload, configs: &[Config]) -> Verdict {
+        let fastest_first = |keep: &dyn Fn(&Config) -> bool| {
+            let mut them: Vec<&Config> = configs
+                .iter()
+                .filter(|c| c.workload == workload && keep(c))
+                .collect();
+            them.sort_by(|a, b| a.wall().median.total_cmp(&b.wall().median));
+            them
+        };
+        let ours = fastest_first(&Config::is_rayforce);
+        let mut against: Vec<Against> = Vec::new();
+        for theirs in fastest_first(&|c: &Config| !c.is_rayforce()) {
+            if against
+                .iter()
+                .any(|a| a.baseline.starts_with(&theirs.label))
+            {
+                continue; // a slower width of a baseline already compared
+            }
+            let ratio = |f: fn(&Sample) -> Duration| {
+                Spread::of(
+                    ours[0]
+                        .samples
+                        .iter()
+                        .zip(&theirs.samples)
+                        .map(|(a, b)| f(a).as_secs_f64() / f(b).as_secs_f64()),
+                )
+            };
+            against.push(Against {
+                baseline: format!("{} ({} threads)", theirs.label, theirs.width),
+                wall: ratio(|s| s.wall),
+                cpu: ratio(|s| s.cpu),
+            });
+        }
+        Verdict {
+            workload,
+            rayforce: ours[0].label.clone(),
+            against,
+            policy_winner: ours.get(1).map(|second| {
+                (
+                    ours[0].label.clone(),
+                    ours[0].wall().median / second.wall().median,
+                )
+            }),
+        }
+    }
+
+    /// `less` or `more` when every round's ratio is below or above 1, else `level`.
+    fn word(
+        spread: Spread,
+        less: &'static str,
+        more: &'static str,
+        level: &'static str,
+    ) -> &'static str {
+        if spread.max < 1.0 {
+            less
+        } else if spread.min > 1.0 {
+            more
+        } else {
+            level
+        }
+    }
+}
+
+fn print_verdicts(verdicts: &[Verdict]) {
+    println!(
+        "verdict: rayforce-rt's best against each baseline's best, the best baseline first \
+         (ratios per round, median (min-max); below 1 is rayforce-rt ahead)"
+    );
+    for v in verdicts {
+        for (i, a) in v.against.iter().enumerate() {
+            println!(
+                "  {:<15} {} {}: wall {}; CPU {}, {}",
+                if i == 0 { v.workload.as_str() } else { "" },
+                Verdict::word(a.wall, "faster than", "slower than", "level with"),
+                a.baseline,
+                a.wall.ratio_text(),
+                a.cpu.ratio_text(),
+                Verdict::word(a.cpu, "less", "more", "level"),
+            );
+        }
+        match &v.policy_winner {
+            Some((winner, ratio)) => println!(
+                "  {:<15} best policy: {winner} ({ratio:.2}x the runner-up's wall time)",
+                ""
+            ),
+            None => println!(
+                "  {:<15} the policies compared have one width here: one configuration ({})",
+                "", v.rayforce
+            ),
+        }
+    }
 }
 
 fn print_table(configs: &[Config]) {
+    let label = configs.iter().map(|c| c.label.len()).max().unwrap_or(0);
     println!(
-        "{:<15} {:<12} {:<14} {:>5}  {:>22}  {:>22}  {:>12}  note",
+        "{:<15} {:<label$} {:>5}  {:>22}  {:>22}  {:>12}",
         "workload",
-        "policy",
-        "mode",
+        "configuration",
         "width",
         "wall ms (min-max)",
         "cpu ms (min-max)",
         "Mwork/cpu-s"
     );
-    for (i, c) in configs.iter().enumerate() {
-        let (wall, wall_lo, wall_hi) = spread(&c.wall);
-        let (cpu, cpu_lo, cpu_hi) = spread(&c.cpu);
+    for c in configs {
+        let (wall, cpu) = (c.wall(), c.cpu());
         println!(
-            "{:<15} {:<12} {:<14} {:>5}  {:>8.1} ({:>5.1}-{:>5.1})  {:>8.1} ({:>5.1}-{:>5.1})  {:>12.1}  {}",
+            "{:<15} {:<label$} {:>5}  {:>8.1} ({:>5.1}-{:>5.1})  {:>8.1} ({:>5.1}-{:>5.1})  {:>12.1}",
             c.workload.as_str(),
-            c.policy.as_str(),
-            c.mode.as_str(),
+            c.label,
             c.width,
-            wall,
-            wall_lo,
-            wall_hi,
-            cpu,
-            cpu_lo,
-            cpu_hi,
-            c.work as f64 / (cpu / 1e3) / 1e6,
-            note(configs, i)
+            wall.median,
+            wall.min,
+            wall.max,
+            cpu.median,
+            cpu.min,
+            cpu.max,
+            c.samples[0].work as f64 / (cpu.median / 1e3) / 1e6,
         );
     }
 }
 
-fn print_json(configs: &[Config]) {
-    let rows: Vec<_> = configs
+fn print_json(configs: &[Config], verdicts: &[Verdict]) {
+    let rows: Vec<Value> = configs
         .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let (wall, wall_lo, wall_hi) = spread(&c.wall);
-            let (cpu, cpu_lo, cpu_hi) = spread(&c.cpu);
+        .map(|c| {
+            let (wall, cpu) = (c.wall(), c.cpu());
+            let (implementation, allocator, variants) = match &c.runner {
+                Runner::Rayforce { variants, .. } => (
+                    "rayforce-rt",
+                    "rayforce-rt",
+                    variants
+                        .iter()
+                        .map(|(p, m)| json!({"policy": p.as_str(), "mode": m.as_str()}))
+                        .collect(),
+                ),
+                Runner::Rayon { .. } => ("rayon", c.label.trim_start_matches("rayon + "), vec![]),
+            };
             json!({
                 "workload": c.workload.as_str(),
-                "policy": c.policy.as_str(),
-                "mode": c.mode.as_str(),
+                "label": c.label,
+                "implementation": implementation,
+                "allocator": allocator,
+                "variants": variants,
                 "width": c.width,
-                "wall_ms": {"median": wall, "min": wall_lo, "max": wall_hi},
-                "cpu_ms": {"median": cpu, "min": cpu_lo, "max": cpu_hi},
-                "work": c.work,
-                "work_per_cpu_second": c.work as f64 / (cpu / 1e3),
-                "checksum": c.checksum,
-                "note": note(configs, i),
+                "wall_ms": wall.json(),
+                "cpu_ms": cpu.json(),
+                "work": c.samples[0].work,
+                "work_per_cpu_second": c.samples[0].work as f64 / (cpu.median / 1e3),
+                "checksum": c.samples[0].checksum,
             })
         })
         .collect();
-    println!("{}", json!({ "configurations": rows }));
+    let summary: Vec<Value> = verdicts
+        .iter()
+        .map(|v| {
+            let against: Vec<Value> = v
+                .against
+                .iter()
+                .map(|a| {
+                    json!({"baseline": a.baseline, "wall_ratio": a.wall.json(), "cpu_ratio": a.cpu.json()})
+                })
+                .collect();
+            let best = &v.against[0];
+            json!({
+                "workload": v.workload.as_str(),
+                "rayforce": v.rayforce,
+                "baseline": best.baseline,
+                "wall_ratio": best.wall.json(),
+                "cpu_ratio": best.cpu.json(),
+                "against": against,
+                "policy_winner": v.policy_winner.as_ref().map(|(w, r)| json!({"label": w, "wall_vs_runner_up": r})),
+            })
+        })
+        .collect();
+    println!("{}", json!({ "summary": summary, "configurations": rows }));
 }

@@ -1,7 +1,10 @@
 //! Argument parsing and dispatch; every error is one line on stderr and exit code 2.
 
+mod baseline;
 mod compare;
+pub(crate) mod engine;
 mod inspect;
+mod plot;
 mod tunables;
 mod workloads;
 
@@ -24,15 +27,23 @@ enum Command {
     Inspect(inspect::Args),
     /// List every tunable (value, default, range, source) and every diagnostic about them.
     Tunables(tunables::Args),
-    /// Run a built-in data-parallel workload under each policy, side by side.
+    /// Run built-in data-parallel workloads on rayforce-rt and on rayon with the system
+    /// allocator and with mimalloc, side by side, with a verdict.
     Compare(compare::Args),
+    /// A baseline process of `compare` (started by it, not by hand).
+    #[command(name = "compare-baseline", hide = true)]
+    CompareBaseline(baseline::Args),
 }
 
 /// A failure to report: one line, exit code 2.
 pub(crate) struct Failure(pub String);
 
-/// Parses `args` and runs the command.
-pub(crate) fn run(args: impl IntoIterator<Item = OsString>, runtime: &'static Runtime) -> ExitCode {
+/// Parses `args` and runs the command; `engine` is this process's allocator.
+pub(crate) fn run(
+    args: impl IntoIterator<Item = OsString>,
+    runtime: &'static Runtime,
+    engine: engine::Kind,
+) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(err) if !err.use_stderr() => {
@@ -51,6 +62,7 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>, runtime: &'static Ru
         Command::Inspect(args) => inspect::run(&args, runtime),
         Command::Tunables(args) => tunables::run(&args, runtime),
         Command::Compare(args) => compare::run(&args, runtime),
+        Command::CompareBaseline(args) => baseline::serve(&args, engine),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,12 +1,16 @@
-//! The built-in workloads of `compare`, two shapes from the field: a hash-join probe
-//! (compute- and bandwidth-bound) and dependent random lookups into a table far larger than
-//! the last-level cache (latency-bound). Each returns a checksum that does not depend on
-//! how many workers ran it, and the units of work it did.
+//! The built-in workloads of `compare`, three shapes from the field: a hash-join probe
+//! (compute- and bandwidth-bound), dependent random lookups into a table far larger than the
+//! last-level cache (latency-bound), and a group-by on string keys whose tasks build hash
+//! maps (allocation-bound: the allocator shows, not only the pool). Each returns a checksum
+//! that does not depend on how many workers ran it, and the units of work it did.
 
 use rayforce_rt::Pool;
+use rayon::prelude::*;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
-/// Which dispatch a run uses.
+/// Which dispatch a run on the pool uses.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Mode {
     Dispatch,
@@ -20,11 +24,108 @@ impl Mode {
             Mode::Wide => "dispatch_wide",
         }
     }
+}
 
-    fn run(self, pool: &Pool, tasks: usize, f: impl Fn(usize) + Sync) {
+/// What runs a workload's tasks: the pool, or a rayon pool (the baselines).
+pub(crate) enum Exec<'a> {
+    Pool(&'a Pool, Mode),
+    Rayon(&'a rayon::ThreadPool),
+}
+
+impl Exec<'_> {
+    /// Runs `f(task)` for every task in `0..tasks`, as each side's users write it.
+    fn run(&self, tasks: usize, f: impl Fn(usize) + Sync + Send) {
         match self {
-            Mode::Dispatch => pool.dispatch(tasks, f),
-            Mode::Wide => pool.dispatch_wide(tasks, f),
+            Exec::Pool(pool, Mode::Dispatch) => pool.dispatch(tasks, f),
+            Exec::Pool(pool, Mode::Wide) => pool.dispatch_wide(tasks, f),
+            Exec::Rayon(pool) => pool.install(|| (0..tasks).into_par_iter().for_each(f)),
+        }
+    }
+}
+
+/// A workload of `compare`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Workload {
+    HashJoin,
+    RandomLookups,
+    GroupBy,
+}
+
+impl Workload {
+    pub(crate) const ALL: [Workload; 3] = [
+        Workload::HashJoin,
+        Workload::RandomLookups,
+        Workload::GroupBy,
+    ];
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Workload::HashJoin => "hash_join",
+            Workload::RandomLookups => "random_lookups",
+            Workload::GroupBy => "group_by",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Workload> {
+        Workload::ALL.into_iter().find(|w| w.as_str() == name)
+    }
+}
+
+/// How big each workload is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sizes {
+    /// Probe-side rows of the hash join, and probe dispatches per run.
+    pub(crate) rows: usize,
+    pub(crate) repeat: usize,
+    /// Entries of the lookup table, and steps per chain.
+    pub(crate) table_len: usize,
+    pub(crate) steps: usize,
+    /// Rows of the group-by.
+    pub(crate) group_rows: usize,
+}
+
+impl Sizes {
+    /// About 10-20 s for the whole comparison on 2 cores.
+    pub(crate) const DEFAULT: Sizes = Sizes {
+        rows: 130_000,
+        repeat: 200,
+        table_len: 32 << 20,
+        steps: 20_000,
+        group_rows: 1_000_000,
+    };
+
+    /// About 2 s: a table still larger than most last-level caches (32 MiB).
+    pub(crate) const QUICK: Sizes = Sizes {
+        rows: 65_000,
+        repeat: 50,
+        table_len: 4 << 20,
+        steps: 5_000,
+        group_rows: 200_000,
+    };
+}
+
+/// Every workload, built once per process.
+pub(crate) struct Workloads {
+    join: HashJoin,
+    lookups: Lookups,
+    group_by: GroupBy,
+}
+
+impl Workloads {
+    pub(crate) fn new(sizes: &Sizes) -> Workloads {
+        Workloads {
+            join: HashJoin::new(sizes.rows, sizes.repeat),
+            lookups: Lookups::new(sizes.table_len, sizes.steps),
+            group_by: GroupBy::new(sizes.group_rows),
+        }
+    }
+
+    /// Runs `workload` once; (checksum, units of work).
+    pub(crate) fn run(&self, workload: Workload, exec: &Exec<'_>) -> (u64, u64) {
+        match workload {
+            Workload::HashJoin => self.join.run(exec),
+            Workload::RandomLookups => self.lookups.run(exec),
+            Workload::GroupBy => self.group_by.run(exec),
         }
     }
 }
@@ -77,11 +178,11 @@ impl HashJoin {
     }
 
     /// `repeat` probe dispatches; (checksum, rows probed).
-    pub(crate) fn run(&self, pool: &Pool, mode: Mode) -> (u64, u64) {
+    pub(crate) fn run(&self, exec: &Exec<'_>) -> (u64, u64) {
         let total = AtomicU64::new(0);
         let chunk = self.probe.len().div_ceil(PROBE_TASKS).max(1);
         for _ in 0..self.repeat {
-            mode.run(pool, PROBE_TASKS, |task| {
+            exec.run(PROBE_TASKS, |task| {
                 let rows = self.probe.chunks(chunk).nth(task).unwrap_or(&[]);
                 let sum: u64 = rows.iter().map(|&key| self.lookup(key)).sum();
                 total.fetch_add(sum, Ordering::Relaxed);
@@ -91,34 +192,129 @@ impl HashJoin {
     }
 }
 
-/// A table of 32M `u64` (256 MiB) walked by dependent random loads: each step's address
-/// depends on the value the previous step loaded, so only memory latency limits it.
+/// A table of `u64` (256 MiB by default) walked by dependent random loads: each step's
+/// address depends on the value the previous step loaded, so only memory latency limits it.
 pub(crate) struct Lookups {
     table: Vec<u64>,
+    steps: usize,
 }
 
-/// Chains per dispatch and steps per chain.
+/// Chains per dispatch.
 const CHAINS: usize = 64;
-const STEPS: usize = 20_000;
-const TABLE_LEN: usize = 32 << 20;
 
 impl Lookups {
-    pub(crate) fn new() -> Lookups {
+    /// A table of `len` entries, walked `steps` steps per chain.
+    pub(crate) fn new(len: usize, steps: usize) -> Lookups {
         Lookups {
-            table: (0..TABLE_LEN as u64).map(mix).collect(),
+            table: (0..len as u64).map(mix).collect(),
+            steps,
         }
     }
 
     /// One dispatch of `CHAINS` chains; (checksum, loads).
-    pub(crate) fn run(&self, pool: &Pool, mode: Mode) -> (u64, u64) {
+    pub(crate) fn run(&self, exec: &Exec<'_>) -> (u64, u64) {
         let total = AtomicU64::new(0);
-        mode.run(pool, CHAINS, |chain| {
+        let len = self.table.len() as u64;
+        exec.run(CHAINS, |chain| {
             let mut at = mix(chain as u64);
-            for _ in 0..STEPS {
-                at = mix(at ^ self.table[(at % TABLE_LEN as u64) as usize]);
+            for _ in 0..self.steps {
+                at = mix(at ^ self.table[(at % len) as usize]);
             }
             total.fetch_add(at, Ordering::Relaxed);
         });
-        (total.into_inner(), (CHAINS * STEPS) as u64)
+        (total.into_inner(), (CHAINS * self.steps) as u64)
+    }
+}
+
+/// Rows of (string key, value), summed per key in two parallel phases, as query engines do:
+/// each task aggregates its rows into one hash map per partition of the keys (allocating a
+/// `String` per new key), then each partition's maps are merged by one task (freeing keys
+/// that other threads allocated).
+pub(crate) struct GroupBy {
+    keys: Vec<String>,
+    values: Vec<u64>,
+}
+
+/// Tasks of the first phase, partitions of the second, and distinct keys.
+const GROUP_TASKS: usize = 64;
+const PARTITIONS: usize = 16;
+const DISTINCT_KEYS: u64 = 50_000;
+
+/// FNV-1a: a hash of a key's bytes that is the same in every process.
+fn fnv(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+impl GroupBy {
+    pub(crate) fn new(rows: usize) -> GroupBy {
+        GroupBy {
+            keys: (0..rows as u64)
+                .map(|i| format!("customer-{:08x}", mix(i) % DISTINCT_KEYS))
+                .collect(),
+            values: (0..rows as u64).map(|i| mix(!i) % 1000).collect(),
+        }
+    }
+
+    /// One group-by of every row; (checksum, rows aggregated).
+    pub(crate) fn run(&self, exec: &Exec<'_>) -> (u64, u64) {
+        let rows = self.keys.len();
+        let partitions: Vec<Mutex<Vec<HashMap<String, u64>>>> =
+            (0..PARTITIONS).map(|_| Mutex::new(Vec::new())).collect();
+        let chunk = rows.div_ceil(GROUP_TASKS).max(1);
+        exec.run(GROUP_TASKS, |task| {
+            let mut maps: Vec<HashMap<String, u64>> =
+                (0..PARTITIONS).map(|_| HashMap::new()).collect();
+            for row in (task * chunk).min(rows)..((task + 1) * chunk).min(rows) {
+                let key = &self.keys[row];
+                let map = &mut maps[(fnv(key) % PARTITIONS as u64) as usize];
+                match map.get_mut(key.as_str()) {
+                    Some(sum) => *sum += self.values[row],
+                    None => {
+                        map.insert(key.clone(), self.values[row]);
+                    }
+                }
+            }
+            for (partition, map) in maps.into_iter().enumerate() {
+                partitions[partition].lock().unwrap().push(map);
+            }
+        });
+        let total = AtomicU64::new(0);
+        exec.run(PARTITIONS, |partition| {
+            let maps = std::mem::take(&mut *partitions[partition].lock().unwrap());
+            let mut merged: HashMap<String, u64> = HashMap::new();
+            for (key, sum) in maps.into_iter().flatten() {
+                *merged.entry(key).or_insert(0) += sum;
+            }
+            let checksum = merged.iter().fold(0u64, |acc, (key, &sum)| {
+                acc.wrapping_add(mix(fnv(key) ^ sum))
+            });
+            total.fetch_add(checksum, Ordering::Relaxed);
+        });
+        (total.into_inner(), rows as u64)
+    }
+}
+
+/// One timed run: wall time, this process's CPU time, and what the run returned.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sample {
+    pub(crate) wall: std::time::Duration,
+    pub(crate) cpu: std::time::Duration,
+    pub(crate) checksum: u64,
+    pub(crate) work: u64,
+}
+
+impl Workloads {
+    /// Runs `workload` once on `exec`, timed.
+    pub(crate) fn measure(&self, workload: Workload, exec: &Exec<'_>) -> Sample {
+        let (cpu0, wall0) = (rayforce_rt::process_cpu_time(), std::time::Instant::now());
+        let (checksum, work) = self.run(workload, exec);
+        Sample {
+            wall: wall0.elapsed(),
+            cpu: rayforce_rt::process_cpu_time() - cpu0,
+            checksum,
+            work,
+        }
     }
 }
