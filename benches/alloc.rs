@@ -320,9 +320,14 @@ fn churn_child<A: GlobalAlloc + Sync>(a: &'static A, threads: usize) {
     println!("resident_kib={}", pages * 4);
 }
 
-/// Median resident KiB of 3 child processes churning with `allocator` (RayAlloc sized by
-/// `tunables`, when given).
-fn resident_after_churn(allocator: &str, threads: usize, tunables: &str) -> usize {
+/// Median resident KiB of 3 child processes churning with `allocator` (RayAlloc tuned by
+/// `tunables`, mimalloc by `MIMALLOC_PURGE_DELAY` when `mimalloc_purge` is given).
+fn resident_after_churn(
+    allocator: &str,
+    threads: usize,
+    tunables: &str,
+    mimalloc_purge: Option<u64>,
+) -> usize {
     let mut samples: Vec<usize> = (0..3)
         .map(|_| {
             let out = std::process::Command::new(std::env::current_exe().unwrap())
@@ -331,6 +336,7 @@ fn resident_after_churn(allocator: &str, threads: usize, tunables: &str) -> usiz
                     format!("{allocator}:{threads}"),
                 )
                 .env("RAYFORCE_TUNABLES", tunables)
+                .envs(mimalloc_purge.map(|ms| ("MIMALLOC_PURGE_DELAY", ms.to_string())))
                 .output()
                 .unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
@@ -346,19 +352,32 @@ fn resident_after_churn(allocator: &str, threads: usize, tunables: &str) -> usiz
     samples[1]
 }
 
-/// Resident memory after thread churn: the four allocators, then RayAlloc by arena limit.
+/// Resident memory after thread churn: the four allocators, RayAlloc and mimalloc by purge
+/// delay, RayAlloc without huge pages, then RayAlloc by arena limit.
 fn resident() {
     println!("\nresident memory after churn, KiB (median of 3 child processes):");
     for threads in [8, 64] {
         for allocator in ["rayalloc", "mimalloc", "system", "jemalloc"] {
-            let kib = resident_after_churn(allocator, threads, "");
+            let kib = resident_after_churn(allocator, threads, "", None);
             println!("resident/{allocator}/{threads}: {kib}");
+        }
+        for ms in [0, 10, 100, 1000] {
+            let tunables = format!("rayforce.malloc.purge_delay_ms={ms}");
+            let ray = resident_after_churn("rayalloc", threads, &tunables, None);
+            let raw = resident_after_churn("mimalloc", threads, "", Some(ms));
+            println!("purge_sweep/resident/{ms}ms/{threads}: rayalloc {ray} mimalloc {raw}");
+        }
+        for thp in [0, 1] {
+            let tunables = format!("rayforce.malloc.thp={thp}");
+            let kib = resident_after_churn("rayalloc", threads, &tunables, None);
+            println!("thp/resident/{thp}/{threads}: {kib}");
         }
         for (label, arena_max) in [("1", "1"), ("2", "2"), ("4", "4"), ("per_thread", "1024")] {
             let kib = resident_after_churn(
                 "rayalloc",
                 threads,
                 &format!("rayforce.malloc.arena_max={arena_max}"),
+                None,
             );
             println!("arena_sweep/resident/{label}/{threads}: {kib}");
         }

@@ -12,7 +12,14 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::sync::Mutex;
 
 /// What the first allocation fixes; per-knob variables, read later, cannot change them.
-const FIXED_AT_STARTUP: [Id; 4] = [Id::CpuPolicy, Id::CpuQuota, Id::ArenaMax, Id::ArenasPerCpu];
+const FIXED_AT_STARTUP: [Id; 6] = [
+    Id::CpuPolicy,
+    Id::CpuQuota,
+    Id::ArenaMax,
+    Id::ArenasPerCpu,
+    Id::PurgeDelayMs,
+    Id::Thp,
+];
 
 /// The allocator's arenas and the pool's width, from one CPU policy and one reading.
 ///
@@ -120,6 +127,11 @@ impl Runtime {
     /// The allocator's arenas and their threads.
     pub fn alloc_stats(&self) -> AllocStats {
         self.alloc.stats()
+    }
+
+    /// Returns freed memory to the system now ([`RayAlloc::collect`]).
+    pub fn collect(&self) {
+        self.alloc.collect();
     }
 
     /// The counts per policy, the quota, the chosen policy, the arena limit and the pool

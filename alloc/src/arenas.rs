@@ -103,6 +103,12 @@ impl Arenas {
         // Strict mode stops the program here, at its first allocation, with every
         // diagnostic on standard error (allocation-free).
         tunables.abort_if_strict();
+        if let Some(ms) = tunables.purge_delay_ms() {
+            ffi::set_purge_delay_ms(ms);
+        }
+        if let Some(allowed) = tunables.thp() {
+            ffi::set_thp(allowed);
+        }
         let counts = cpu::read();
         let policy = tunables.policy();
         let cpu_count = counts.count(policy, tunables.quota_cap());
@@ -169,11 +175,19 @@ impl Arenas {
         Some(index)
     }
 
-    /// Creates arena `index` (the next one); call with the bind lock held.
+    /// Creates arena `index` (the next one); call with the bind lock held. Arena 0 is
+    /// mimalloc's main heap, which the allocations before binding and after a thread's exit
+    /// use anyway: with transparent huge pages, every further heap keeps partly used huge
+    /// pages of its own resident (BENCHMARKS.md, "Resident memory after churn"), so a
+    /// program that needs one arena holds what raw mimalloc holds.
     fn create(&self, index: usize) -> Option<usize> {
-        // SAFETY: mi_heap_new has no preconditions; it allocates inside mimalloc, never
-        // through Rust's global allocator.
-        let heap = unsafe { ffi::mi_heap_new() };
+        let heap = if index == 0 {
+            ffi::main_heap()
+        } else {
+            // SAFETY: mi_heap_new has no preconditions; it allocates inside mimalloc, never
+            // through Rust's global allocator.
+            unsafe { ffi::mi_heap_new() }
+        };
         if heap.is_null() {
             return None;
         }
@@ -225,9 +239,9 @@ impl Arenas {
 
 impl Drop for Arenas {
     /// Heaps go back to mimalloc; their live blocks move to the main heap, so memory still
-    /// in use stays valid (`mi_heap_delete`).
+    /// in use stays valid (`mi_heap_delete`). Arena 0, the main heap, stays.
     fn drop(&mut self) {
-        for arena in &self.arenas[..*self.created.get_mut()] {
+        for arena in &self.arenas[1..*self.created.get_mut()] {
             let heap = arena.heap.load(Ordering::Relaxed);
             // SAFETY: `heap` came from `mi_heap_new` and no thread is bound to it any more
             // (`RayAlloc`'s drop checks that first).

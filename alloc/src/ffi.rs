@@ -6,9 +6,10 @@
 //! thread that always allocates from the same heap stays on mimalloc's fast path.
 
 pub(crate) use libmimalloc_sys::{
-    mi_free, mi_heap_delete, mi_heap_malloc_aligned, mi_heap_new, mi_heap_realloc_aligned,
-    mi_heap_t, mi_heap_zalloc_aligned,
+    mi_collect, mi_free, mi_heap_collect, mi_heap_delete, mi_heap_malloc_aligned, mi_heap_new,
+    mi_heap_realloc_aligned, mi_heap_t, mi_heap_zalloc_aligned,
 };
+use libmimalloc_sys::{mi_option_get, mi_option_set, mi_option_t};
 
 extern "C" {
     /// The main heap, which lives as long as the process.
@@ -19,4 +20,43 @@ extern "C" {
 pub(crate) fn main_heap() -> *mut mi_heap_t {
     // SAFETY: mi_heap_main has no preconditions and never returns a dangling heap.
     unsafe { mi_heap_main() }
+}
+
+/// mimalloc v3's option numbers (`mi_option_e` in its `mimalloc.h`; libmimalloc-sys names
+/// only those that kept v2's numbers). A test reads each back through its `MIMALLOC_`
+/// environment variable, which mimalloc matches by name.
+const OPTION_PURGE_DELAY: mi_option_t = 15;
+const OPTION_ALLOW_THP: mi_option_t = 43;
+
+/// mimalloc's purge delay, in ms (how long freed memory stays resident).
+#[allow(clippy::useless_conversion)] // `c_long` is 32 bits on some targets
+pub(crate) fn purge_delay_ms() -> i64 {
+    // SAFETY: reading an option has no preconditions.
+    i64::from(unsafe { mi_option_get(OPTION_PURGE_DELAY) })
+}
+
+/// Whether mimalloc may back memory with transparent huge pages.
+pub(crate) fn thp() -> bool {
+    // SAFETY: reading an option has no preconditions.
+    unsafe { mi_option_get(OPTION_ALLOW_THP) != 0 }
+}
+
+/// Sets the purge delay (allocation-free; takes effect on the next purge).
+pub(crate) fn set_purge_delay_ms(ms: u64) {
+    let ms = core::ffi::c_long::try_from(ms).unwrap_or(core::ffi::c_long::MAX);
+    // SAFETY: setting an option has no preconditions; mimalloc reads it on every purge.
+    unsafe { mi_option_set(OPTION_PURGE_DELAY, ms) };
+}
+
+/// Allows or forbids transparent huge pages for memory mimalloc maps from now on; forbidding
+/// them also sets the process's `PR_SET_THP_DISABLE`, as mimalloc does when the option is
+/// off at its start (memory mapped earlier keeps what it has).
+pub(crate) fn set_thp(allowed: bool) {
+    // SAFETY: setting an option has no preconditions; mimalloc reads it on every mapping.
+    unsafe { mi_option_set(OPTION_ALLOW_THP, core::ffi::c_long::from(allowed)) };
+    #[cfg(target_os = "linux")]
+    if !allowed {
+        // SAFETY: prctl with PR_SET_THP_DISABLE takes plain integers and touches no memory.
+        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
+    }
 }

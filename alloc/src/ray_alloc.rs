@@ -88,6 +88,19 @@ impl RayAlloc {
         self.arenas.set_limit(&sizing, limit)
     }
 
+    /// Returns freed memory to the system now, whatever `rayforce.malloc.purge_delay_ms`
+    /// says (for a server after a burst): the calling thread's free pages in every arena,
+    /// and every free span of the process. Other threads' own free pages go back when they
+    /// next collect, as mimalloc does every few thousand allocations.
+    pub fn collect(&self) {
+        // SAFETY: mi_collect has no preconditions.
+        unsafe { ffi::mi_collect(true) };
+        for index in 0..self.arenas.created() {
+            // SAFETY: the heap of a created arena is live (heaps are deleted only on drop).
+            unsafe { ffi::mi_heap_collect(self.arenas.heap(index), true) };
+        }
+    }
+
     /// Policy, CPU count, limit, arenas created, threads per arena, diagnostics.
     pub fn stats(&self) -> AllocStats {
         AllocStats::of(&self.sizing(), &self.arenas)

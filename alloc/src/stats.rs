@@ -1,6 +1,7 @@
 //! `AllocStats`: what the allocator decided and how threads are spread over its arenas.
 
 use crate::arenas::{Arenas, Sizing};
+use crate::ffi;
 use rayforce_tunables::cpu::CpuPolicy;
 use rayforce_tunables::diagnostic::Diagnostics;
 
@@ -19,6 +20,11 @@ pub struct AllocStats {
     pub threads_per_arena: Vec<usize>,
     /// What was wrong with `RAYFORCE_TUNABLES` at start-up (each says what stayed in force).
     pub diagnostics: Diagnostics,
+    /// mimalloc's purge delay in force, in ms (`rayforce.malloc.purge_delay_ms`, else
+    /// mimalloc's own; negative: never purge).
+    pub purge_delay_ms: i64,
+    /// Whether memory may be backed by transparent huge pages (`rayforce.malloc.thp`).
+    pub thp: bool,
 }
 
 impl AllocStats {
@@ -30,6 +36,8 @@ impl AllocStats {
             arenas_created: arenas.created(),
             threads_per_arena: arenas.attached(),
             diagnostics: *sizing.tunables.diagnostics(),
+            purge_delay_ms: ffi::purge_delay_ms(),
+            thp: ffi::thp(),
         }
     }
 }

@@ -18,6 +18,10 @@ pub enum Id {
     ArenaMax,
     /// `rayforce.malloc.arenas_per_cpu`
     ArenasPerCpu,
+    /// `rayforce.malloc.purge_delay_ms`
+    PurgeDelayMs,
+    /// `rayforce.malloc.thp`
+    Thp,
     /// `rayforce.pool.workers`
     PoolWorkers,
     /// `rayforce.pool.spin_us`
@@ -29,7 +33,7 @@ pub enum Id {
 }
 
 /// Number of tunables.
-pub const COUNT: usize = 9;
+pub const COUNT: usize = 11;
 
 /// What values a tunable takes. Every value is stored as a `u64`: numbers as themselves,
 /// booleans as 0 or 1, words as their index.
@@ -139,6 +143,25 @@ pub static TABLE: [Tunable; COUNT] = [
         variable: "RAYFORCE_ARENAS_PER_CPU",
     },
     Tunable {
+        id: Id::PurgeDelayMs,
+        name: "rayforce.malloc.purge_delay_ms",
+        kind: Kind::Unsigned {
+            min: 0,
+            max: 3_600_000,
+        },
+        default: None,
+        description: "return freed memory to the system after this many ms (lower: less resident memory, more page faults on reuse; auto: mimalloc's, 1000)",
+        variable: "RAYFORCE_PURGE_DELAY_MS",
+    },
+    Tunable {
+        id: Id::Thp,
+        name: "rayforce.malloc.thp",
+        kind: Kind::Bool,
+        default: None,
+        description: "back memory with transparent huge pages (1: fewer TLB misses on big data, 0: less resident memory when small blocks churn; auto: mimalloc's, 1)",
+        variable: "RAYFORCE_THP",
+    },
+    Tunable {
         id: Id::PoolWorkers,
         name: "rayforce.pool.workers",
         kind: Kind::Unsigned {
@@ -186,6 +209,8 @@ impl Id {
         Id::RecheckMs,
         Id::ArenaMax,
         Id::ArenasPerCpu,
+        Id::PurgeDelayMs,
+        Id::Thp,
         Id::PoolWorkers,
         Id::SpinUs,
         Id::PoolWide,

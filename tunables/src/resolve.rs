@@ -313,6 +313,18 @@ impl Tunables {
         self.number(Id::ArenasPerCpu).map_or(1, |n| n as usize)
     }
 
+    /// `rayforce.malloc.purge_delay_ms`: how long freed memory stays resident; `None` is
+    /// mimalloc's own setting.
+    pub fn purge_delay_ms(&self) -> Option<u64> {
+        self.number(Id::PurgeDelayMs)
+    }
+
+    /// `rayforce.malloc.thp`: whether memory may be backed by transparent huge pages;
+    /// `None` is mimalloc's own setting.
+    pub fn thp(&self) -> Option<bool> {
+        self.number(Id::Thp).map(|n| n != 0)
+    }
+
     /// `rayforce.pool.workers`; `None` is auto.
     pub fn workers(&self) -> Option<usize> {
         self.number(Id::PoolWorkers).map(|n| n as usize)
