@@ -208,14 +208,14 @@ impl Job {
         (!kept.is_null()).then(|| *unsafe { Box::from_raw(kept) })
     }
 
-    /// Ends the job's life (under loom, marks it dead) and resumes the first panic.
-    pub(crate) fn retire(self) {
+    /// Ends the job's use (under loom, marks it dead) and resumes the first panic. By
+    /// reference: moving the job (several cache lines) into a call would copy it on every
+    /// dispatch; the caller's frame drops it.
+    pub(crate) fn retire(&self) {
         // SAFETY: every helper has detached (README "Completion"); loom checks that.
         #[cfg(rayforce_loom)]
         self.alive.with_mut(|alive| unsafe { *alive = false });
-        let panic = self.take_panic();
-        drop(self);
-        if let Some(payload) = panic {
+        if let Some(payload) = self.take_panic() {
             panic::resume_unwind(payload);
         }
     }
