@@ -2,33 +2,39 @@
 //! while other threads bind, then bind a new thread in the child (the bind lock is held
 //! across `fork`, so no child inherits it locked).
 //!
-//! The tests run one at a time: a thread that starts or exits while another forks can leave
-//! one of mimalloc's own locks (a heap's list of thread heaps) held in the child, a hazard
-//! of mimalloc's that these tests are not about (seen here with gdb, in `_mi_theap_init`).
+//! Both run in one test, one after the other: a thread that starts or exits while another
+//! forks can leave one of mimalloc's own locks (a heap's list of thread heaps) held in the
+//! child, a hazard of mimalloc's that these tests are not about (seen here with gdb, in
+//! `_mi_theap_init`). So the forks wait until the busy threads have started, and the two
+//! scenarios share one test, so that no test thread of this binary exits while one forks
+//! (a child once hung at the second fork of a run, before both were in place).
 
 use rayforce_alloc::RayAlloc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Barrier};
 
 #[global_allocator]
 static ALLOC: RayAlloc = RayAlloc::new();
 
-/// Held by each test for its whole run.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
 /// Threads running `body(i)` until the returned flag is set; join them with [`stop`].
+/// Returns once each has run `body` once, so no thread is still starting (and initialising
+/// mimalloc's state for itself) when the caller forks.
 fn busy_threads(n: usize, body: fn(usize)) -> (Arc<AtomicBool>, Vec<std::thread::JoinHandle<()>>) {
     let flag = Arc::new(AtomicBool::new(false));
+    let started = Arc::new(Barrier::new(n + 1));
     let threads = (0..n)
         .map(|i| {
-            let flag = Arc::clone(&flag);
+            let (flag, started) = (Arc::clone(&flag), Arc::clone(&started));
             std::thread::spawn(move || {
+                body(i);
+                started.wait();
                 while !flag.load(Ordering::Relaxed) {
                     body(i);
                 }
             })
         })
         .collect();
+    started.wait();
     (flag, threads)
 }
 
@@ -62,13 +68,16 @@ fn wait_child(pid: libc::pid_t, what: &str) {
 }
 
 #[test]
+fn children_of_a_busy_parent_can_allocate_and_bind() {
+    child_of_a_busy_multithreaded_parent_can_allocate();
+    a_child_forked_while_other_threads_bind_can_bind();
+}
+
 fn child_of_a_busy_multithreaded_parent_can_allocate() {
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let busy = busy_threads(4, |i| {
         let v: Vec<u64> = (0..(i as u64 + 1) * 100).collect();
         std::hint::black_box(v);
     });
-    std::thread::sleep(std::time::Duration::from_millis(20));
     for round in 0..20 {
         // SAFETY: the child only allocates, frees and calls _exit; alarm bounds a hang.
         let pid = unsafe { libc::fork() };
@@ -115,10 +124,8 @@ fn child_binds_a_new_thread() -> ! {
     unsafe { libc::_exit(if ok { 0 } else { 1 }) }
 }
 
-#[test]
 fn a_child_forked_while_other_threads_bind_can_bind() {
     const FORKS: usize = 1000;
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // Two threads rebinding as fast as they can: the bind lock is held most of the time.
     let binders = busy_threads(2, |i| {
         for arena in i..i + 64 {
