@@ -222,24 +222,39 @@ fn two_task_shape<M: Measurement<Value = Duration>>(
         })
     });
     settle();
-    let pool = our_pool(2);
-    group.bench_function(BenchmarkId::new("rayforce", name), |b| {
+    pool_then_rayon(group, name, 2, task, &|iters, dispatch| {
+        pick(burst_loop(iters, gap, dispatch))
+    });
+}
+
+/// Two tasks per dispatch on the pool, then on rayon, each on its own pool of `width`
+/// (asleep again before the next): `drive(iters, dispatch)` runs the dispatches and returns
+/// the time to report.
+fn pool_then_rayon<M: Measurement<Value = Duration>>(
+    group: &mut BenchmarkGroup<'_, M>,
+    parameter: &str,
+    width: usize,
+    task: Task,
+    drive: &dyn Fn(u64, &(dyn Fn() + Sync)) -> Duration,
+) {
+    let pool = our_pool(width);
+    group.bench_function(BenchmarkId::new("rayforce", parameter), |b| {
         b.iter_custom(|iters| {
-            pick(burst_loop(iters, gap, &|| {
+            drive(iters, &|| {
                 pool.dispatch(2, |i| {
                     black_box(task.run(i));
                 })
-            }))
+            })
         })
     });
     drop(pool);
     settle();
-    let rayon = rayon_pool(2);
-    group.bench_function(BenchmarkId::new("rayon", name), |b| {
+    let rayon = rayon_pool(width);
+    group.bench_function(BenchmarkId::new("rayon", parameter), |b| {
         b.iter_custom(|iters| {
-            pick(burst_loop(iters, gap, &|| {
+            drive(iters, &|| {
                 black_box(rayon.install(|| rayon::join(|| task.run(0), || task.run(1))));
-            }))
+            })
         })
     });
 }
@@ -328,26 +343,13 @@ fn several_callers<M: Measurement<Value = Duration>>(
         (start.elapsed(), rayforce_rt::process_cpu_time() - cpu_start)
     };
     settle();
-    let pool = our_pool(4);
-    group.bench_function(BenchmarkId::new("rayforce", CALLERS), |b| {
-        b.iter_custom(|iters| {
-            pick(run_callers(iters, &|| {
-                pool.dispatch(2, |i| {
-                    black_box(task.run(i));
-                })
-            }))
-        })
-    });
-    drop(pool);
-    settle();
-    let rayon = rayon_pool(4);
-    group.bench_function(BenchmarkId::new("rayon", CALLERS), |b| {
-        b.iter_custom(|iters| {
-            pick(run_callers(iters, &|| {
-                black_box(rayon.install(|| rayon::join(|| task.run(0), || task.run(1))));
-            }))
-        })
-    });
+    pool_then_rayon(
+        &mut group,
+        &CALLERS.to_string(),
+        4,
+        task,
+        &|iters, dispatch| pick(run_callers(iters, dispatch)),
+    );
     group.finish();
 }
 
