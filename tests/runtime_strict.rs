@@ -28,6 +28,27 @@ fn child(env: &[(&str, &str)]) -> Output {
     cmd.envs(env.iter().copied()).output().unwrap()
 }
 
+/// The child's stderr, after checking that it was stopped by SIGABRT.
+fn aborted(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGABRT),
+        "{}: {stderr}",
+        out.status
+    );
+    stderr
+}
+
+/// Checks that the child ran to a successful end.
+fn succeeded(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn strict_mode_stops_the_program() {
     if common::is_child() {
@@ -39,13 +60,7 @@ fn strict_mode_stops_the_program() {
     }
     let bogus = "rayforce.tunables.strict=1:rayforce.cpu.policy=bogus";
     let out = child(&[("RAYFORCE_TUNABLES", bogus)]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.signal(),
-        Some(libc::SIGABRT),
-        "{}: {stderr}",
-        out.status
-    );
+    let stderr = aborted(&out);
     let lines: Vec<&str> = stderr.lines().collect();
     assert!(
         lines[0].contains("RAYFORCE_TUNABLES at byte 47")
@@ -60,19 +75,10 @@ fn strict_mode_stops_the_program() {
     );
 
     let valid = "rayforce.tunables.strict=1:rayforce.cpu.policy=online";
-    let out = child(&[("RAYFORCE_TUNABLES", valid)]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&child(&[("RAYFORCE_TUNABLES", valid)]));
 
     let out = child(&[("RAYFORCE_TUNABLES", "rayforce.cpu.policy=bogus")]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert!(
         out.stderr.is_empty(),
         "without strict mode, nothing is printed"
@@ -82,12 +88,6 @@ fn strict_mode_stops_the_program() {
         ("RAYFORCE_TUNABLES", "rayforce.tunables.strict=1"),
         ("RAYFORCE_CORES", "many"),
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.signal(),
-        Some(libc::SIGABRT),
-        "{}: {stderr}",
-        out.status
-    );
+    let stderr = aborted(&out);
     assert!(stderr.contains("RAYFORCE_CORES=many"), "{stderr}");
 }
