@@ -51,8 +51,8 @@ enum Runner {
         mode: Mode,
         variants: Vec<(CpuPolicy, Mode)>,
     },
-    /// Rayon in the baseline process `baseline`.
-    Rayon { baseline: usize },
+    /// Rayon in the baseline process `baseline`, which allocates with `allocator`.
+    Rayon { baseline: usize, allocator: Kind },
 }
 
 /// One configuration of one workload and its samples, one per round.
@@ -67,6 +67,11 @@ struct Config {
 impl Config {
     fn is_rayforce(&self) -> bool {
         matches!(self.runner, Runner::Rayforce { .. })
+    }
+
+    /// "rayon + mimalloc (2 threads)": the label and the width.
+    fn name(&self) -> String {
+        format!("{} ({} threads)", self.label, self.width)
     }
 
     fn wall(&self) -> Spread {
@@ -234,7 +239,13 @@ fn configurations(pools: &[(CpuPolicy, Pool)], baselines: &[Baseline]) -> Vec<Co
             }
         }
     }
-    let baseline_runners = (0..baselines.len()).map(|baseline| Runner::Rayon { baseline });
+    let baseline_runners = baselines
+        .iter()
+        .enumerate()
+        .map(|(baseline, b)| Runner::Rayon {
+            baseline,
+            allocator: b.kind(),
+        });
     let mut configs = Vec::new();
     for workload in Workload::ALL {
         let runners = runtime.iter().cloned().chain(
@@ -247,9 +258,7 @@ fn configurations(pools: &[(CpuPolicy, Pool)], baselines: &[Baseline]) -> Vec<Co
                 Runner::Rayforce { variants, .. } => {
                     format!("rayforce-rt {}", variants_label(variants))
                 }
-                Runner::Rayon { baseline } => {
-                    format!("rayon + {}", baselines[*baseline].kind().as_str())
-                }
+                Runner::Rayon { allocator, .. } => format!("rayon + {}", allocator.as_str()),
             };
             configs.push(Config {
                 workload,
@@ -310,7 +319,7 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
                 Runner::Rayforce { pool, mode, .. } => {
                     workloads.measure(config.workload, &Exec::Pool(&pools[*pool].1, *mode))
                 }
-                Runner::Rayon { baseline } => {
+                Runner::Rayon { baseline, .. } => {
                     baselines[*baseline].measure(config.workload, config.width)?
                 }
             };
@@ -339,8 +348,8 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
             .iter()
             .map(|c| plot::Bar {
                 workload: c.workload.as_str(),
-                label: &c.label,
-                width: c.width,
+                name: c.name(),
+                baseline: !c.is_rayforce(),
                 wall: c.wall(),
                 cpu: c.cpu(),
             })
@@ -404,13 +413,12 @@ impl Verdict {
         };
         let ours = fastest_first(&Config::is_rayforce);
         let mut against: Vec<Against> = Vec::new();
+        let mut compared: Vec<&str> = Vec::new();
         for theirs in fastest_first(&|c: &Config| !c.is_rayforce()) {
-            if against
-                .iter()
-                .any(|a| a.baseline.starts_with(&theirs.label))
-            {
+            if compared.contains(&theirs.label.as_str()) {
                 continue; // a slower width of a baseline already compared
             }
+            compared.push(&theirs.label);
             let ratio = |f: fn(&Sample) -> Duration| {
                 Spread::of(
                     ours[0]
@@ -421,7 +429,7 @@ impl Verdict {
                 )
             };
             against.push(Against {
-                baseline: format!("{} ({} threads)", theirs.label, theirs.width),
+                baseline: theirs.name(),
                 wall: ratio(|s| s.wall),
                 cpu: ratio(|s| s.cpu),
             });
@@ -529,7 +537,7 @@ fn print_json(configs: &[Config], verdicts: &[Verdict]) {
                         .map(|(p, m)| json!({"policy": p.as_str(), "mode": m.as_str()}))
                         .collect(),
                 ),
-                Runner::Rayon { .. } => ("rayon", c.label.trim_start_matches("rayon + "), vec![]),
+                Runner::Rayon { allocator, .. } => ("rayon", allocator.as_str(), vec![]),
             };
             json!({
                 "workload": c.workload.as_str(),

@@ -10,23 +10,12 @@ use std::path::Path;
 /// One configuration of one workload.
 pub(crate) struct Bar<'a> {
     pub(crate) workload: &'a str,
-    /// The configuration ("rayforce-rt physical dispatch", "rayon + mimalloc"); one colour
-    /// each.
-    pub(crate) label: &'a str,
-    /// Baseline bars are those whose label starts with "rayon".
-    pub(crate) width: usize,
+    /// The configuration and its width ("rayon + mimalloc (2 threads)"); one colour each.
+    pub(crate) name: String,
+    /// A baseline's bar (bars are drawn relative to the best baseline's).
+    pub(crate) baseline: bool,
     pub(crate) wall: Spread,
     pub(crate) cpu: Spread,
-}
-
-impl Bar<'_> {
-    fn is_baseline(&self) -> bool {
-        self.label.starts_with("rayon")
-    }
-
-    fn name(&self) -> String {
-        format!("{} ({} threads)", self.label, self.width)
-    }
 }
 
 /// Writes the chart of `bars` (in workload order) to `path`.
@@ -37,8 +26,8 @@ pub(crate) fn write(path: &Path, bars: &[Bar<'_>]) -> Result<(), Box<dyn std::er
         if !workloads.contains(&bar.workload) {
             workloads.push(bar.workload);
         }
-        if !names.contains(&bar.name()) {
-            names.push(bar.name());
+        if !names.contains(&bar.name) {
+            names.push(bar.name.clone());
         }
     }
     let root = SVGBackend::new(path, (1200, 520)).into_drawing_area();
@@ -69,7 +58,7 @@ fn panel(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let scale = |workload: &str| {
         bars.iter()
-            .filter(|b| b.workload == workload && b.is_baseline())
+            .filter(|b| b.workload == workload && b.baseline)
             .map(|b| pick(b).median)
             .fold(f64::INFINITY, f64::min)
     };
@@ -106,7 +95,7 @@ fn panel(
         let colour = Palette99::pick(n).to_rgba();
         let ours: Vec<(usize, &Bar<'_>)> = bars
             .iter()
-            .filter(|b| &b.name() == name)
+            .filter(|b| &b.name == name)
             .map(|b| {
                 (
                     workloads.iter().position(|w| *w == b.workload).unwrap_or(0),
@@ -116,13 +105,13 @@ fn panel(
             .collect();
         let slot = |group: usize| {
             // This configuration's place among its workload's bars.
-            let in_group: Vec<String> = bars
+            let in_group: Vec<&String> = bars
                 .iter()
                 .filter(|b| b.workload == workloads[group])
-                .map(Bar::name)
+                .map(|b| &b.name)
                 .collect();
             let k = in_group.len().max(1) as f64;
-            let i = in_group.iter().position(|x| x == name).unwrap_or(0) as f64;
+            let i = in_group.iter().position(|x| *x == name).unwrap_or(0) as f64;
             let width = 0.8 / k;
             let x0 = group as f64 - 0.4 + i * width;
             (x0, x0 + width)
