@@ -1,7 +1,7 @@
 //! `PoolBuilder`: the pool's width from a CPU policy, an explicit count, or the tunables.
 
 use crate::crew::{StartError, ThreadStart};
-use crate::follow::{Follow, ReadingHook};
+use crate::follow::{counted_widths, Follow, ReadingHook};
 use crate::pool::Pool;
 use crate::spin::SpinLimits;
 use crate::sync::Arc;
@@ -76,18 +76,9 @@ pub struct PoolBuilder {
 /// the width is the policy's; an explicit width is the wide width too (an operator who sets
 /// `RAYFORCE_CORES=1` gets no helper thread at all).
 pub fn widths(tunables: &Tunables, policy: CpuPolicy, counts: &CpuCounts) -> (usize, usize) {
-    let cap = tunables.quota_cap();
     match tunables.workers() {
         Some(width) => (width.max(1), width.max(1)),
-        None => {
-            let width = counts.count(policy, cap).max(1);
-            let wide = if tunables.wide() {
-                counts.count(CpuPolicy::Schedulable, cap).max(width)
-            } else {
-                width
-            };
-            (width, wide)
-        }
+        None => counted_widths(counts, policy, tunables.quota_cap(), tunables.wide()),
     }
 }
 

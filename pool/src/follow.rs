@@ -85,21 +85,31 @@ impl Follow {
         std::time::Duration::from_nanos(sync::now_ns().saturating_sub(read_at))
     }
 
-    /// The (narrow, wide) widths a reading gives, if the widths follow readings: the
-    /// policy's count, and the schedulable count for wide dispatches when allowed.
+    /// The (narrow, wide) widths a reading gives, if the widths follow readings.
     pub(crate) fn widths(&self, counts: &CpuCounts) -> Option<(usize, usize)> {
         let wide = self.wide?;
-        let width = counts.count(self.policy, self.cap).max(1);
-        let wide_width = if wide {
-            counts.count(CpuPolicy::Schedulable, self.cap).max(width)
-        } else {
-            width
-        };
-        Some((width, wide_width))
+        Some(counted_widths(counts, self.policy, self.cap, wide))
     }
 
     /// The spin budget a reading gives: the policy's count.
     pub(crate) fn cpus(&self, counts: &CpuCounts) -> usize {
         counts.count(self.policy, self.cap).max(1)
     }
+}
+
+/// The (narrow, wide) widths a reading gives under `policy`: its count, and for wide
+/// dispatches the schedulable count when `wide` allows (never below the narrow width).
+pub(crate) fn counted_widths(
+    counts: &CpuCounts,
+    policy: CpuPolicy,
+    cap: QuotaCap,
+    wide: bool,
+) -> (usize, usize) {
+    let width = counts.count(policy, cap).max(1);
+    let wide_width = if wide {
+        counts.count(CpuPolicy::Schedulable, cap).max(width)
+    } else {
+        width
+    };
+    (width, wide_width)
 }
