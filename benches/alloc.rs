@@ -4,7 +4,9 @@
 //! random sizes, at 1 and 2 threads (spawned before timing; time per operation). Then the
 //! arena-count sweep (throughput by arena limit and thread count), and resident memory after
 //! thread churn for every allocator and arena limit, each churn in a child process of this
-//! binary (resident memory is per process). Results: BENCHMARKS.md.
+//! binary (resident memory is per process). Instructions per allocation, free and realloc
+//! are counted under callgrind by `benches/instructions.py`, which runs this binary's
+//! instruction-count child. Results: BENCHMARKS.md.
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 use criterion::{BenchmarkId, Criterion};
@@ -286,6 +288,53 @@ fn sweep_configs() -> Vec<(String, &'static RayAlloc)> {
         .collect()
 }
 
+/// Child for `benches/instructions.py`: `ops` larson steps (1000 slots of 16..1024 B) on `a`,
+/// each a free and an allocation, or one realloc, through the `counted_*` functions, whose
+/// inclusive instructions callgrind reports per call.
+fn instructions_child<A: GlobalAlloc>(a: &A, realloc: bool, ops: u64) {
+    let mut rng = Rng(0x9e37_79b9);
+    let mut slots: Vec<(*mut u8, usize)> = (0..1000)
+        .map(|_| {
+            let size = 16 + rng.below(1009);
+            (counted_alloc(a, layout(size)), size)
+        })
+        .collect();
+    for _ in 0..ops {
+        let slot = &mut slots[rng.below(1000)];
+        let size = 16 + rng.below(1009);
+        let fresh = if realloc {
+            counted_realloc(a, slot.0, layout(slot.1), size)
+        } else {
+            counted_free(a, slot.0, layout(slot.1));
+            counted_alloc(a, layout(size))
+        };
+        // SAFETY: a live block of at least `size` bytes.
+        unsafe { fresh.write(1) };
+        *slot = (fresh, size);
+    }
+    for (p, size) in slots {
+        counted_free(a, p, layout(size));
+    }
+}
+
+#[inline(never)]
+fn counted_alloc<A: GlobalAlloc>(a: &A, layout: Layout) -> *mut u8 {
+    // SAFETY: the callers pass non-zero sizes.
+    unsafe { a.alloc(layout) }
+}
+
+#[inline(never)]
+fn counted_free<A: GlobalAlloc>(a: &A, p: *mut u8, layout: Layout) {
+    // SAFETY: `p` is a live block of `layout` from `a`.
+    unsafe { a.dealloc(p, layout) }
+}
+
+#[inline(never)]
+fn counted_realloc<A: GlobalAlloc>(a: &A, p: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+    // SAFETY: `p` is a live block of `layout` from `a`; `size` is non-zero.
+    unsafe { a.realloc(p, layout, size) }
+}
+
 /// Child: 40 waves of `threads` short-lived threads (1% of objects outlive them) on
 /// allocator `a`; prints resident KiB.
 fn churn_child<A: GlobalAlloc + Sync>(a: &'static A, threads: usize) {
@@ -385,6 +434,18 @@ fn resident() {
 }
 
 fn main() {
+    if let Ok(child) = std::env::var("RAYFORCE_ALLOC_BENCH_INSTRUCTIONS") {
+        let mut fields = child.split(':');
+        let (allocator, op, ops) = (fields.next(), fields.next(), fields.next());
+        let realloc = op == Some("realloc");
+        let ops = ops
+            .and_then(|n| n.parse().ok())
+            .expect("allocator:pair|realloc:ops");
+        return match allocator {
+            Some("rayalloc") => instructions_child(&RAY, realloc, ops),
+            _ => instructions_child(&MIMALLOC, realloc, ops),
+        };
+    }
     if let Ok(child) = std::env::var("RAYFORCE_ALLOC_BENCH_CHURN") {
         let (allocator, threads) = child.split_once(':').expect("allocator:threads");
         let threads = threads.parse().expect("a thread count");

@@ -1,10 +1,49 @@
-//! The calling thread's binding: which allocator instance and arena heap it allocates from,
-//! guarded against re-entry while binding and against use after the thread's teardown began.
+//! The calling thread's binding: which allocator instance and arena it allocates from, and
+//! its theap for that arena, guarded against re-entry while binding and against use after
+//! the thread's teardown began.
+//!
+//! The theap is held by reference (`_mi_theap_incref`), so the fast path never depends on
+//! the order of thread-exit destructors: on glibc the exit hook (a Rust thread-local
+//! destructor, run by `__call_tls_dtors`) drops the binding before mimalloc's pthread-key
+//! destructor frees the thread's theaps, but a thread that first binds inside another
+//! pthread-key destructor registers a hook that never runs, and on libcs without
+//! `__cxa_thread_atexit_impl` Rust's destructors themselves run from a pthread key. In
+//! those cases the binding outlives mimalloc's teardown, and the reference keeps the theap's
+//! memory valid: mimalloc marks it uninitialized, and allocating through it falls to the
+//! thread's re-initialised default theap (`alloc/tests/alloc_exit_order.rs`).
 
 use crate::arenas::Arenas;
-use crate::ffi::{self, mi_heap_t};
+use crate::ffi::{self, mi_heap_t, mi_theap_t};
 use core::cell::Cell;
 use core::ptr;
+
+/// Where the thread allocates: an arena's heap, and the thread's theap for it.
+#[derive(Clone, Copy)]
+pub(crate) struct Target {
+    /// For `mi_theap_malloc_aligned`: the calling thread's theap for `heap`.
+    pub(crate) theap: *mut mi_theap_t,
+    /// For the calls with no public theap form (`realloc`, zeroed with alignment).
+    pub(crate) heap: *mut mi_heap_t,
+}
+
+impl Target {
+    const NONE: Target = Target {
+        theap: ptr::null_mut(),
+        heap: ptr::null_mut(),
+    };
+
+    /// The main heap, for one allocation (unbound, re-entrant, or after the exit hook).
+    pub(crate) fn main() -> Target {
+        Target::of(ffi::main_heap())
+    }
+
+    fn of(heap: *mut mi_heap_t) -> Target {
+        // SAFETY: `heap` is live (the main heap, or an arena's, deleted only on drop);
+        // mi_heap_theap creates the thread's theap inside mimalloc if needed.
+        let theap = unsafe { ffi::mi_heap_theap(heap) };
+        Target { theap, heap }
+    }
+}
 
 /// Where the thread is in its life with an allocator.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -19,40 +58,49 @@ enum Phase {
 }
 
 thread_local! {
-    /// The instance (its `Arenas`) this thread is bound to, and the arena's heap. Const, no
-    /// destructor: readable at any point of the thread's life, and never allocates.
-    static BOUND: Cell<(*const Arenas, *mut mi_heap_t)> = const { Cell::new((ptr::null(), ptr::null_mut())) };
+    /// The instance (its `Arenas`) this thread is bound to, and its target there. Const, no
+    /// destructor: readable at any point of the thread's life, and never allocates. The
+    /// theap in it is referenced (see the module's note).
+    static BOUND: Cell<(*const Arenas, Target)> = const { Cell::new((ptr::null(), Target::NONE)) };
     static PHASE: Cell<Phase> = const { Cell::new(Phase::Free) };
     /// Detaches the thread when it exits.
     static EXIT_HOOK: ExitHook = const {
-        ExitHook { arenas: Cell::new(ptr::null()), index: Cell::new(0) }
+        ExitHook {
+            arenas: Cell::new(ptr::null()),
+            index: Cell::new(0),
+            theap: Cell::new(ptr::null_mut()),
+        }
     };
 }
 
-/// The heap this thread allocates from for `arenas`, if bound to it (the fast path).
+/// Where this thread allocates for `arenas`, if bound to it (the fast path).
 #[inline(always)]
-pub(crate) fn bound_heap(arenas: &Arenas) -> Option<*mut mi_heap_t> {
-    let (owner, heap) = BOUND.with(Cell::get);
-    ptr::eq(owner, arenas).then_some(heap)
+pub(crate) fn bound(arenas: &Arenas) -> Option<Target> {
+    let (owner, target) = BOUND.with(Cell::get);
+    ptr::eq(owner, arenas).then_some(target)
 }
 
-/// Binds this thread to an arena of `arenas`, chosen by `choose`, and returns the heap to
-/// allocate from: the arena's, or the main heap while binding (re-entry), after exit, or if
-/// no arena could be had.
-pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> *mut mi_heap_t {
+/// Binds this thread to an arena of `arenas`, chosen by `choose`, and returns where to
+/// allocate: the arena, or the main heap while binding (re-entry), after exit, or if no
+/// arena could be had.
+pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> Target {
     if PHASE.with(Cell::get) != Phase::Free {
-        return ffi::main_heap();
+        return Target::main();
     }
     PHASE.with(|p| p.set(Phase::Binding));
     // The hook must be registered (first touch) before we attach, or an exit could leave
     // us counted; if it is already destroyed, the thread is exiting.
     let hook_alive = EXIT_HOOK.try_with(|_| ()).is_ok();
-    let mut heap = ffi::main_heap();
+    let mut target = None;
     if hook_alive {
         if let Some(index) = choose() {
-            EXIT_HOOK.with(|hook| hook.rebind(arenas, index));
-            heap = arenas.heap(index);
-            BOUND.with(|b| b.set((arenas, heap)));
+            let bound = Target::of(arenas.heap(index));
+            // SAFETY: the calling thread's theap, just looked up; the hook drops this
+            // reference when the binding ends.
+            unsafe { ffi::_mi_theap_incref(bound.theap) };
+            BOUND.with(|b| b.set((arenas, bound)));
+            EXIT_HOOK.with(|hook| hook.rebind(arenas, index, bound.theap));
+            target = Some(bound);
         }
     }
     PHASE.with(|p| {
@@ -62,21 +110,25 @@ pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> *
             Phase::Exited
         })
     });
-    heap
+    target.unwrap_or_else(Target::main)
 }
 
 /// Detaches this thread from whatever it is bound to.
 struct ExitHook {
     arenas: Cell<*const Arenas>,
     index: Cell<usize>,
+    /// The referenced theap of the binding.
+    theap: Cell<*mut mi_theap_t>,
 }
 
 impl ExitHook {
-    /// Moves the thread's binding to arena `index` of `arenas`.
-    fn rebind(&self, arenas: &Arenas, index: usize) {
+    /// Moves the thread's binding to arena `index` of `arenas`, whose theap `theap` the
+    /// caller referenced.
+    fn rebind(&self, arenas: &Arenas, index: usize, theap: *mut mi_theap_t) {
         self.release();
         self.arenas.set(arenas);
         self.index.set(index);
+        self.theap.set(theap);
     }
 
     fn release(&self) {
@@ -85,6 +137,9 @@ impl ExitHook {
             // SAFETY: an instance outlives every thread bound to it (`RayAlloc`'s drop
             // aborts otherwise), and this thread is bound to `previous`.
             unsafe { (*previous).detach(self.index.get()) };
+            // SAFETY: `bind` took this reference, and `BOUND` no longer names the theap:
+            // `bind` replaced it, or the exit hook cleared it, before this call.
+            unsafe { ffi::_mi_theap_decref(self.theap.replace(ptr::null_mut())) };
         }
     }
 }
@@ -92,7 +147,7 @@ impl ExitHook {
 impl Drop for ExitHook {
     fn drop(&mut self) {
         PHASE.with(|p| p.set(Phase::Exited));
-        BOUND.with(|b| b.set((ptr::null(), ptr::null_mut())));
+        BOUND.with(|b| b.set((ptr::null(), Target::NONE)));
         self.release();
     }
 }

@@ -1,19 +1,45 @@
-//! The only FFI module: mimalloc v3 through `libmimalloc-sys`, and `mi_heap_main`, which
-//! that crate does not bind.
+//! The only FFI module: mimalloc v3 through `libmimalloc-sys`, and the v3 entry points that
+//! crate does not bind (`mi_heap_main`, the theap calls, the theap reference count).
 //!
 //! A v3 heap can be used from any thread: each thread gets a private "theap" for each heap
-//! it touches, and `mi_heap_*` calls find it through a one-entry thread-local cache, so a
-//! thread that always allocates from the same heap stays on mimalloc's fast path.
+//! it touches. `mi_heap_*` calls find it through a one-entry thread-local cache; a thread
+//! that holds its theap calls `mi_theap_*` and skips that lookup.
 
 pub(crate) use libmimalloc_sys::{
-    mi_collect, mi_free, mi_heap_collect, mi_heap_delete, mi_heap_malloc_aligned, mi_heap_new,
-    mi_heap_realloc_aligned, mi_heap_t, mi_heap_zalloc_aligned,
+    mi_collect, mi_free, mi_heap_collect, mi_heap_delete, mi_heap_new, mi_heap_realloc_aligned,
+    mi_heap_t, mi_heap_zalloc_aligned, mi_theap_t,
 };
 use libmimalloc_sys::{mi_option_get, mi_option_set, mi_option_t};
 
 extern "C" {
     /// The main heap, which lives as long as the process.
     pub(crate) fn mi_heap_main() -> *mut mi_heap_t;
+    /// The calling thread's theap for `heap`, created on first use (inside mimalloc, never
+    /// through Rust's allocator).
+    pub(crate) fn mi_heap_theap(heap: *mut mi_heap_t) -> *mut mi_theap_t;
+    /// `mi_heap_malloc_aligned` without the theap lookup; the theap must be the calling
+    /// thread's.
+    pub(crate) fn mi_theap_malloc_aligned(
+        theap: *mut mi_theap_t,
+        size: usize,
+        alignment: usize,
+    ) -> *mut core::ffi::c_void;
+    /// `mi_heap_zalloc` without the theap lookup (word-aligned); the theap as above.
+    pub(crate) fn mi_theap_zalloc(theap: *mut mi_theap_t, size: usize) -> *mut core::ffi::c_void;
+    /// `mi_heap_realloc` without the theap lookup (word-aligned); the theap as above.
+    pub(crate) fn mi_theap_realloc(
+        theap: *mut mi_theap_t,
+        p: *mut core::ffi::c_void,
+        newsize: usize,
+    ) -> *mut core::ffi::c_void;
+    /// Takes a reference that keeps the theap's memory valid after its thread's teardown
+    /// frees it: mimalloc then marks it uninitialized (its heap null), and an allocation
+    /// through it falls to mimalloc's generic path, which re-initialises the thread and
+    /// allocates from the thread's default theap. mimalloc's own theap cache holds its
+    /// reference the same way (`_mi_theap_cached_set` in `init.c`). No-op on static theaps.
+    pub(crate) fn _mi_theap_incref(theap: *mut mi_theap_t);
+    /// Drops a reference taken with `_mi_theap_incref`; the last one frees the memory.
+    pub(crate) fn _mi_theap_decref(theap: *mut mi_theap_t);
 }
 
 /// The main heap (for allocations before binding or after the thread's teardown).

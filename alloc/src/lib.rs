@@ -2,11 +2,12 @@
 //! first-class heaps.
 //!
 //! An arena is a mimalloc heap (`mi_heap_new`). Each thread is bound to one arena on its
-//! first allocation and allocates from that heap (through its per-thread "theap", which
-//! mimalloc finds in a thread-local cache), so the hot path is mimalloc's own plus one
-//! thread-local compare. Why arenas at all: one heap shared by ~100 threads contends on heap-level locks,
-//! while a heap per thread strands pages and grows resident memory; the count is the trade,
-//! and a CPU policy sizes it.
+//! first allocation and keeps its "theap" for that heap (mimalloc's per-thread part of a
+//! heap) in a thread-local: an allocation is one thread-local compare and
+//! `mi_theap_malloc_aligned`, the call `mi_malloc_aligned` itself makes after reading its
+//! own thread-local. Why arenas at all: one heap shared by ~100 threads contends on
+//! heap-level locks, while a heap per thread strands pages and grows resident memory; the
+//! count is the trade, and a CPU policy sizes it.
 
 mod arenas;
 mod bind_lock;

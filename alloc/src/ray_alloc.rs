@@ -1,8 +1,8 @@
 //! `RayAlloc`: the `GlobalAlloc` over policy-sized mimalloc arenas.
 
 use crate::arenas::{arena_limit, Arenas, Sizing};
-use crate::binding;
-use crate::ffi::{self, mi_heap_t};
+use crate::binding::{self, Target};
+use crate::ffi;
 use crate::stats::AllocStats;
 use core::alloc::{GlobalAlloc, Layout};
 use rayforce_tunables::cpu::{CpuCounts, CpuPolicy};
@@ -25,9 +25,12 @@ use rayforce_tunables::Choices;
 /// [`bind_current_thread`](Self::bind_current_thread) for choosing). An instance must
 /// outlive the threads bound to it: dropping one while a thread is bound aborts the process
 /// (a `static`, the usual home of a global allocator, is never dropped).
+// `repr(C)` with the arenas first: their address is the instance's, so the fast path's
+// ownership check compares the thread's binding with `self` as passed, with no offset to add.
+#[repr(C)]
 pub struct RayAlloc {
-    choices: Choices,
     arenas: Arenas,
+    choices: Choices,
 }
 
 impl Default for RayAlloc {
@@ -106,27 +109,35 @@ impl RayAlloc {
         AllocStats::of(&self.sizing(), &self.arenas)
     }
 
-    /// The heap the calling thread allocates from, binding it first if needed.
+    /// Runs `op` with where the calling thread allocates, binding it first if needed. Both
+    /// paths end in a tail call, so the fast one saves no registers.
     #[inline(always)]
-    fn heap(&self) -> *mut mi_heap_t {
-        match binding::bound_heap(&self.arenas) {
-            Some(heap) => heap,
-            None => self.bind_slow(),
+    fn with_target<R>(&self, op: impl FnOnce(Target) -> R) -> R {
+        match binding::bound(&self.arenas) {
+            Some(target) => op(target),
+            None => self.unbound(op),
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn bind_slow(&self) -> *mut mi_heap_t {
+    fn unbound<R>(&self, op: impl FnOnce(Target) -> R) -> R {
+        op(self.bind_slow())
+    }
+
+    fn bind_slow(&self) -> Target {
         match self.arenas.sizing(&self.choices) {
             Some(sizing) => {
                 let limit = self.arenas.limit(&sizing);
                 binding::bind(&self.arenas, || self.arenas.attach(limit))
             }
-            None => ffi::main_heap(),
+            None => Target::main(),
         }
     }
 }
+
+/// The alignment every mimalloc block has: up to it, the unaligned theap calls serve.
+const WORD_ALIGN: usize = core::mem::align_of::<usize>();
 
 // SAFETY: every block comes from a live mimalloc heap with the requested size and alignment
 // (the `_aligned` calls, as the `mimalloc` crate makes them), or is null on failure;
@@ -134,14 +145,26 @@ impl RayAlloc {
 unsafe impl GlobalAlloc for RayAlloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the heap is live; `Layout` guarantees a power-of-two alignment.
-        unsafe { ffi::mi_heap_malloc_aligned(self.heap(), layout.size(), layout.align()).cast() }
+        self.with_target(move |target| {
+            // SAFETY: the theap is the calling thread's, and valid memory (referenced while
+            // bound, else just looked up); `Layout` guarantees a power-of-two alignment.
+            unsafe { ffi::mi_theap_malloc_aligned(target.theap, layout.size(), layout.align()) }
+        })
+        .cast()
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as in `alloc`.
-        unsafe { ffi::mi_heap_zalloc_aligned(self.heap(), layout.size(), layout.align()).cast() }
+        self.with_target(move |target| {
+            if layout.align() <= WORD_ALIGN {
+                // SAFETY: as in `alloc`; every mimalloc block is word-aligned.
+                unsafe { ffi::mi_theap_zalloc(target.theap, layout.size()) }
+            } else {
+                // SAFETY: the heap is live; `Layout` guarantees a power-of-two alignment.
+                unsafe { ffi::mi_heap_zalloc_aligned(target.heap, layout.size(), layout.align()) }
+            }
+        })
+        .cast()
     }
 
     #[inline]
@@ -152,11 +175,20 @@ unsafe impl GlobalAlloc for RayAlloc {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: `ptr` is a mimalloc block of `layout`; the caller guarantees `new_size`
-        // with `layout.align()` is a valid layout.
-        unsafe {
-            ffi::mi_heap_realloc_aligned(self.heap(), ptr.cast(), new_size, layout.align()).cast()
-        }
+        self.with_target(move |target| {
+            if layout.align() <= WORD_ALIGN {
+                // SAFETY: `ptr` is a mimalloc block; the theap as in `alloc`; every mimalloc
+                // block is word-aligned (what `mi_realloc_aligned` relies on for these too).
+                unsafe { ffi::mi_theap_realloc(target.theap, ptr.cast(), new_size) }
+            } else {
+                // SAFETY: `ptr` is a mimalloc block of `layout`; the caller guarantees
+                // `new_size` with `layout.align()` is a valid layout.
+                unsafe {
+                    ffi::mi_heap_realloc_aligned(target.heap, ptr.cast(), new_size, layout.align())
+                }
+            }
+        })
+        .cast()
     }
 }
 
