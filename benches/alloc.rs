@@ -2,9 +2,9 @@
 //! jemalloc (`tikv-jemallocator`), each called as a `GlobalAlloc` value, in one run:
 //! larson-like server churn, xmalloc-like producer/consumer, cache-thrash, glibc-thread-like
 //! random sizes, at 1 and 2 threads (spawned before timing; time per operation). Then the
-//! arena-count sweep (throughput by arena limit and thread count), and resident memory after
-//! thread churn for every allocator and arena limit, each churn in a child process of this
-//! binary (resident memory is per process). Instructions per allocation, free and realloc
+//! arena-count sweep (throughput by arena limit and thread count, thread t placed on arena
+//! t), and resident memory after thread churn for every allocator and arena limit, each
+//! churn in a child process of this binary (resident memory is per process). Instructions per allocation, free and realloc
 //! are counted under callgrind by `benches/instructions.py`, which runs this binary's
 //! instruction-count child. Results: BENCHMARKS.md.
 #![allow(missing_docs)] // criterion's macros generate undocumented items
@@ -266,11 +266,18 @@ fn sweep_throughput(c: &mut Criterion) {
     for threads in SWEEP_THREADS {
         for (label, alloc) in sweep_configs() {
             group.bench_function(BenchmarkId::new(label, threads), |b| {
-                b.iter_custom(|ops| timed(alloc, threads, ops, larson))
+                b.iter_custom(|ops| timed(alloc, threads, ops, placed_larson))
             });
         }
     }
     group.finish();
+}
+
+/// larson on thread `t` placed on arena `t` (modulo the limit), as the pool places helpers:
+/// a thread that is not placed shares arena 0.
+fn placed_larson(a: &'static RayAlloc, t: usize, threads: usize, ops: u64, together: &Barrier) {
+    a.bind_current_thread(t);
+    larson(a, t, threads, ops, together);
 }
 
 /// (label, allocator) for each arena limit at `threads` threads.
@@ -336,14 +343,17 @@ fn counted_realloc<A: GlobalAlloc>(a: &A, p: *mut u8, layout: Layout, size: usiz
 }
 
 /// Child: 40 waves of `threads` short-lived threads (1% of objects outlive them) on
-/// allocator `a`; prints resident KiB.
-fn churn_child<A: GlobalAlloc + Sync>(a: &'static A, threads: usize) {
+/// allocator `a`, each thread first running `place` with its index; prints resident KiB and
+/// the waves' wall time.
+fn churn_child<A: GlobalAlloc + Sync>(a: &'static A, threads: usize, place: fn(usize)) {
     let survivors = std::sync::Mutex::new(Vec::new());
+    let began = Instant::now();
     for wave in 0..40 {
         std::thread::scope(|s| {
             for t in 0..threads {
                 let survivors = &survivors;
                 s.spawn(move || {
+                    place(t);
                     let mut rng = Rng((wave * 1000 + t) as u64 + 1);
                     let mut kept = Vec::new();
                     for i in 0..2000 {
@@ -364,71 +374,153 @@ fn churn_child<A: GlobalAlloc + Sync>(a: &'static A, threads: usize) {
             }
         });
     }
+    let micros = began.elapsed().as_micros();
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
     let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
-    println!("resident_kib={}", pages * 4);
+    println!("resident_kib={} churn_us={micros}", pages * 4);
 }
 
-/// Median resident KiB of 3 child processes churning with `allocator` (RayAlloc tuned by
-/// `tunables`, mimalloc by `MIMALLOC_PURGE_DELAY` when `mimalloc_purge` is given).
-fn resident_after_churn(
-    allocator: &str,
+/// What churn children reported: the mean resident KiB (it moves in whole 2 MiB huge pages
+/// from run to run, for every allocator, so a median of few runs flips between two values)
+/// and the median wall time of the waves.
+struct Churn {
+    resident_kib: u64,
+    micros: u64,
+}
+
+impl std::fmt::Display for Churn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = self.micros as f64 / 1000.0;
+        write!(f, "{} KiB in {ms:.1} ms", self.resident_kib)
+    }
+}
+
+/// One churn configuration: the allocator (`rayalloc`, `rayalloc_spread`, `mimalloc`,
+/// `system`, `jemalloc`), the threads a wave, `RAYFORCE_TUNABLES`, and further environment
+/// (`MIMALLOC_` options for mimalloc).
+struct ChurnConfig<'a> {
+    allocator: &'a str,
     threads: usize,
-    tunables: &str,
-    mimalloc_purge: Option<u64>,
-) -> usize {
-    let mut samples: Vec<usize> = (0..3)
-        .map(|_| {
-            let out = std::process::Command::new(std::env::current_exe().unwrap())
-                .env(
-                    "RAYFORCE_ALLOC_BENCH_CHURN",
-                    format!("{allocator}:{threads}"),
-                )
-                .env("RAYFORCE_TUNABLES", tunables)
-                .envs(mimalloc_purge.map(|ms| ("MIMALLOC_PURGE_DELAY", ms.to_string())))
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&out.stdout);
-            let kib = text
-                .split("resident_kib=")
-                .nth(1)
-                .and_then(|r| r.split_whitespace().next());
-            kib.and_then(|k| k.parse().ok())
-                .unwrap_or_else(|| panic!("child said: {text}"))
-        })
-        .collect();
-    samples.sort_unstable();
-    samples[1]
+    tunables: &'a str,
+    env: &'a [(&'a str, &'a str)],
 }
 
-/// Resident memory after thread churn: the four allocators, RayAlloc and mimalloc by purge
-/// delay, RayAlloc without huge pages, then RayAlloc by arena limit.
+fn config<'a>(
+    allocator: &'a str,
+    threads: usize,
+    tunables: &'a str,
+    env: &'a [(&'a str, &'a str)],
+) -> ChurnConfig<'a> {
+    ChurnConfig {
+        allocator,
+        threads,
+        tunables,
+        env,
+    }
+}
+
+impl ChurnConfig<'_> {
+    /// Runs one child; returns (resident KiB, wall-time µs).
+    fn run_child(&self) -> (u64, u64) {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .env(
+                "RAYFORCE_ALLOC_BENCH_CHURN",
+                format!("{}:{}", self.allocator, self.threads),
+            )
+            .env("RAYFORCE_TUNABLES", self.tunables)
+            .envs(self.env.iter().copied())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let field = |key: &str| -> u64 {
+            text.split(key)
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("child said: {text}"))
+        };
+        (field("resident_kib="), field("churn_us="))
+    }
+}
+
+/// 9 child processes per configuration, taking turns (how many huge pages the kernel hands
+/// out drifts over a run, so configurations compared must run interleaved).
+fn churn(configs: &[ChurnConfig]) -> Vec<Churn> {
+    const RUNS: usize = 9;
+    let mut samples = vec![Vec::with_capacity(RUNS); configs.len()];
+    for _ in 0..RUNS {
+        for (config, samples) in configs.iter().zip(&mut samples) {
+            samples.push(config.run_child());
+        }
+    }
+    samples
+        .into_iter()
+        .map(|samples| {
+            let mut micros: Vec<u64> = samples.iter().map(|s| s.1).collect();
+            micros.sort_unstable();
+            Churn {
+                resident_kib: samples.iter().map(|s| s.0).sum::<u64>() / RUNS as u64,
+                micros: micros[RUNS / 2],
+            }
+        })
+        .collect()
+}
+
+/// Resident memory and wall time of thread churn: the four allocators, RayAlloc and mimalloc
+/// by purge delay, both without huge pages and at their most eager (huge pages off, purge
+/// delay 0), then RayAlloc with thread t placed on arena t, by arena limit. Each group runs
+/// interleaved.
 fn resident() {
-    println!("\nresident memory after churn, KiB (median of 3 child processes):");
+    println!("\nthread churn, mean resident memory and median wall time of 9 child processes:");
+    const NO_THP: &str = "rayforce.malloc.thp=0";
+    const EAGER: &str = "rayforce.malloc.thp=0:rayforce.malloc.purge_delay_ms=0";
+    const MI_NO_THP: &[(&str, &str)] = &[("MIMALLOC_ALLOW_THP", "0")];
+    const MI_EAGER: &[(&str, &str)] = &[("MIMALLOC_ALLOW_THP", "0"), ("MIMALLOC_PURGE_DELAY", "0")];
     for threads in [8, 64] {
-        for allocator in ["rayalloc", "mimalloc", "system", "jemalloc"] {
-            let kib = resident_after_churn(allocator, threads, "", None);
-            println!("resident/{allocator}/{threads}: {kib}");
+        let allocators = ["rayalloc", "mimalloc", "system", "jemalloc"];
+        let configs: Vec<_> = allocators
+            .iter()
+            .map(|a| config(a, threads, "", &[]))
+            .collect();
+        for (allocator, churn) in allocators.iter().zip(churn(&configs)) {
+            println!("resident/{allocator}/{threads}: {churn}");
         }
-        for ms in [0, 10, 100, 1000] {
+        for ms in ["0", "10", "100", "1000"] {
             let tunables = format!("rayforce.malloc.purge_delay_ms={ms}");
-            let ray = resident_after_churn("rayalloc", threads, &tunables, None);
-            let raw = resident_after_churn("mimalloc", threads, "", Some(ms));
-            println!("purge_sweep/resident/{ms}ms/{threads}: rayalloc {ray} mimalloc {raw}");
+            let purge = [("MIMALLOC_PURGE_DELAY", ms)];
+            let pair = churn(&[
+                config("rayalloc", threads, &tunables, &[]),
+                config("mimalloc", threads, "", &purge),
+            ]);
+            let (ray, raw) = (&pair[0], &pair[1]);
+            println!("purge_sweep/resident/{ms}ms/{threads}: rayalloc {ray}, mimalloc {raw}");
         }
-        for thp in [0, 1] {
-            let tunables = format!("rayforce.malloc.thp={thp}");
-            let kib = resident_after_churn("rayalloc", threads, &tunables, None);
-            println!("thp/resident/{thp}/{threads}: {kib}");
-        }
-        for (label, arena_max) in [("1", "1"), ("2", "2"), ("4", "4"), ("per_thread", "1024")] {
-            let kib = resident_after_churn(
-                "rayalloc",
-                threads,
-                &format!("rayforce.malloc.arena_max={arena_max}"),
-                None,
-            );
-            println!("arena_sweep/resident/{label}/{threads}: {kib}");
+        let modes = churn(&[
+            config("rayalloc", threads, NO_THP, &[]),
+            config("mimalloc", threads, "", MI_NO_THP),
+            config("rayalloc", threads, EAGER, &[]),
+            config("mimalloc", threads, "", MI_EAGER),
+            config("system", threads, "", &[]),
+        ]);
+        println!(
+            "no_thp/resident/{threads}: rayalloc {}, mimalloc {}",
+            modes[0], modes[1]
+        );
+        println!(
+            "eager/resident/{threads}: rayalloc {}, mimalloc {}, glibc {}",
+            modes[2], modes[3], modes[4]
+        );
+        let limits = [("1", "1"), ("2", "2"), ("4", "4"), ("per_thread", "1024")];
+        let tunables: Vec<String> = limits
+            .iter()
+            .map(|(_, max)| format!("rayforce.malloc.arena_max={max}"))
+            .collect();
+        let configs: Vec<_> = tunables
+            .iter()
+            .map(|t| config("rayalloc_spread", threads, t, &[]))
+            .collect();
+        for ((label, _), churn) in limits.iter().zip(churn(&configs)) {
+            println!("arena_sweep/resident/spread/{label}/{threads}: {churn}");
         }
     }
 }
@@ -449,11 +541,14 @@ fn main() {
     if let Ok(child) = std::env::var("RAYFORCE_ALLOC_BENCH_CHURN") {
         let (allocator, threads) = child.split_once(':').expect("allocator:threads");
         let threads = threads.parse().expect("a thread count");
+        let unplaced: fn(usize) = |_| {};
         return match allocator {
-            "rayalloc" => churn_child(&RAY, threads),
-            "mimalloc" => churn_child(&MIMALLOC, threads),
-            "system" => churn_child(&System, threads),
-            _ => churn_child(&JEMALLOC, threads),
+            "rayalloc" => churn_child(&RAY, threads, unplaced),
+            // Thread t on arena t: spreading threads over the arenas, as glibc does.
+            "rayalloc_spread" => churn_child(&RAY, threads, |t| RAY.bind_current_thread(t)),
+            "mimalloc" => churn_child(&MIMALLOC, threads, unplaced),
+            "system" => churn_child(&System, threads, unplaced),
+            _ => churn_child(&JEMALLOC, threads, unplaced),
         };
     }
     // A criterion filter (the first free argument) also selects the resident-memory runs.

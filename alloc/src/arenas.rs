@@ -1,6 +1,6 @@
-//! `Arenas`: the fixed table of arenas (mimalloc first-class heaps), their limit, and the
-//! choice of arena for a thread. Everything here runs inside the first allocation of a
-//! thread, so nothing here allocates through Rust's allocator.
+//! `Arenas`: the fixed table of arenas (mimalloc first-class heaps), their limit, and which
+//! threads each holds. Everything here runs inside the first allocation of a thread, so
+//! nothing here allocates through Rust's allocator.
 
 use crate::bind_lock::{self, BindGuard};
 use crate::ffi::{self, mi_heap_t};
@@ -128,40 +128,23 @@ impl Arenas {
         Some(sizing)
     }
 
-    /// The arena limit for threads binding now (the sizing's until a reading changed it).
+    /// The arena limit for threads placed now (the sizing's until a reading changed it).
     pub(crate) fn limit(&self, sizing: &Sizing) -> usize {
-        // Relaxed: a limit only bounds which arena a new thread gets; nothing it publishes.
+        // Relaxed: a limit only bounds which arena a thread is placed on; nothing it
+        // publishes.
         match self.limit_now.load(Ordering::Relaxed) {
             0 => sizing.limit,
             limit => limit,
         }
     }
 
-    /// A new CPU reading: threads binding from now on get at most `limit` arenas (within
-    /// the fixed table); returns whether the limit changed.
+    /// A new CPU reading: threads placed from now on get at most `limit` arenas (within the
+    /// fixed table); returns whether the limit changed.
     pub(crate) fn set_limit(&self, sizing: &Sizing, limit: usize) -> bool {
         let limit = limit.clamp(1, MAX_ARENAS);
         let before = self.limit(sizing);
         self.limit_now.store(limit, Ordering::Relaxed);
         before != limit
-    }
-
-    /// Binds a thread: an arena whose threads all exited, else a new one under `limit`,
-    /// else the least attached. `Some(index)`; `None` only if mimalloc cannot make a heap.
-    pub(crate) fn attach(&self, limit: usize) -> Option<usize> {
-        let _guard = self.lock();
-        let created = self.created.load(Ordering::Relaxed);
-        let live = &self.arenas[..created];
-        let index = match live
-            .iter()
-            .position(|a| a.attached.load(Ordering::Relaxed) == 0)
-        {
-            Some(idle) => idle,
-            None if created < limit => self.create(created)?,
-            None => (0..created).min_by_key(|&i| live[i].attached.load(Ordering::Relaxed))?,
-        };
-        self.arenas[index].attached.fetch_add(1, Ordering::Relaxed);
-        Some(index)
     }
 
     /// Binds a thread to arena `index % limit`, creating arenas up to it if needed.
@@ -176,10 +159,9 @@ impl Arenas {
     }
 
     /// Creates arena `index` (the next one); call with the bind lock held. Arena 0 is
-    /// mimalloc's main heap, which the allocations before binding and after a thread's exit
-    /// use anyway: with transparent huge pages, every further heap keeps partly used huge
-    /// pages of its own resident (BENCHMARKS.md, "Resident memory after churn"), so a
-    /// program that needs one arena holds what raw mimalloc holds.
+    /// mimalloc's main heap, which every thread not placed elsewhere shares, as do the
+    /// allocations before binding and after a thread's exit: so those threads hold what raw
+    /// mimalloc holds (BENCHMARKS.md, "Resident memory after churn").
     fn create(&self, index: usize) -> Option<usize> {
         let heap = if index == 0 {
             ffi::main_heap()

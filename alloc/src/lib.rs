@@ -1,13 +1,16 @@
 //! rayforce-alloc: a `#[global_allocator]` with CPU-policy-sized arenas on mimalloc v3
 //! first-class heaps.
 //!
-//! An arena is a mimalloc heap (`mi_heap_new`). Each thread is bound to one arena on its
-//! first allocation and keeps its "theap" for that heap (mimalloc's per-thread part of a
-//! heap) in a thread-local: an allocation is one thread-local compare and
-//! `mi_theap_malloc_aligned`, the call `mi_malloc_aligned` itself makes after reading its
-//! own thread-local. Why arenas at all: one heap shared by ~100 threads contends on
-//! heap-level locks, while a heap per thread strands pages and grows resident memory; the
-//! count is the trade, and a CPU policy sizes it.
+//! An arena is a mimalloc heap (`mi_heap_new`; arena 0 is the main heap). A thread joins
+//! arena 0 on its first allocation, or is placed on arena k with `bind_current_thread` (the
+//! runtime's pool puts helper k there), and keeps its "theap" for that heap (mimalloc's
+//! per-thread part of a heap) in a thread-local: an allocation is one thread-local compare
+//! and `mi_theap_malloc_aligned`, the call `mi_malloc_aligned` itself makes after reading its
+//! own thread-local. Why not spread every thread over the arenas, as glibc does: a v3 heap
+//! takes no lock to allocate, and the pages a thread leaves when it exits are reclaimed only
+//! within its heap, so threads that come and go over several heaps hold more memory than on
+//! one (measured in BENCHMARKS.md); long-lived workers placed one per arena strand nothing
+//! until they exit.
 
 mod arenas;
 mod bind_lock;

@@ -10,6 +10,11 @@ use rayforce_tunables::Choices;
 
 /// A global allocator on mimalloc v3 whose arena count follows a CPU policy.
 ///
+/// Arena 0 is mimalloc's main heap: a thread joins it on its first allocation, so threads
+/// that come and go share one pool of pages and the process holds what raw mimalloc holds.
+/// Arenas 1.. are for threads placed with [`bind_current_thread`](Self::bind_current_thread):
+/// the runtime's pool puts helper k on arena k.
+///
 /// ```
 /// use rayforce_alloc::RayAlloc;
 /// use rayforce_tunables::cpu::{CpuCounts, CpuPolicy};
@@ -21,9 +26,8 @@ use rayforce_tunables::Choices;
 ///
 /// Arena limit: `rayforce.malloc.arena_max`, else `arenas_per_cpu x count(policy)`, fixed
 /// on the first allocation. With `rayforce.tunables.strict=1`, an invalid `RAYFORCE_TUNABLES`
-/// entry aborts the process there, after writing every diagnostic to standard error. A thread binds on its first allocation (see
-/// [`bind_current_thread`](Self::bind_current_thread) for choosing). An instance must
-/// outlive the threads bound to it: dropping one while a thread is bound aborts the process
+/// entry aborts the process there, after writing every diagnostic to standard error. An
+/// instance must outlive the threads bound to it: dropping one while a thread is bound aborts the process
 /// (a `static`, the usual home of a global allocator, is never dropped).
 // `repr(C)` with the arenas first: their address is the instance's, so the fast path's
 // ownership check compares the thread's binding with `self` as passed, with no offset to add.
@@ -59,8 +63,9 @@ impl RayAlloc {
         }
     }
 
-    /// Binds the calling thread to arena `arena % limit` (the pool binds helper k to arena
-    /// k), replacing any binding it had.
+    /// Places the calling thread on arena `arena % limit` (the pool puts helper k on arena
+    /// k), replacing any binding it had. For long-lived threads: the pages a thread leaves
+    /// when it exits are reclaimed only by threads of the same arena.
     pub fn bind_current_thread(&self, arena: usize) {
         if let Some(sizing) = self.arenas.sizing(&self.choices) {
             let limit = self.arenas.limit(&sizing);
@@ -80,9 +85,9 @@ impl RayAlloc {
         }
     }
 
-    /// Follows a new CPU reading: threads that bind from now on get at most the arena limit
-    /// it gives (`arena_max`, else `arenas_per_cpu` x the policy's count, within the fixed
-    /// table); threads already bound keep their arena. Returns whether the limit changed.
+    /// Follows a new CPU reading: threads placed from now on get at most the arena limit it
+    /// gives (`arena_max`, else `arenas_per_cpu` x the policy's count, within the fixed
+    /// table); threads already placed keep their arena. Returns whether the limit changed.
     /// Allocation-free.
     pub fn follow(&self, counts: &CpuCounts) -> bool {
         let sizing = self.sizing();
@@ -127,10 +132,10 @@ impl RayAlloc {
 
     fn bind_slow(&self) -> Target {
         match self.arenas.sizing(&self.choices) {
-            Some(sizing) => {
-                let limit = self.arenas.limit(&sizing);
-                binding::bind(&self.arenas, || self.arenas.attach(limit))
-            }
+            // Arena 0 (mimalloc's main heap) for every thread not placed elsewhere: pages a
+            // thread strands when it exits are reclaimed only within their heap, so threads
+            // that come and go must share one (BENCHMARKS.md, "Resident memory after churn").
+            Some(_) => binding::bind(&self.arenas, || self.arenas.attach_to(0, 1)),
             None => Target::main(),
         }
     }

@@ -1,4 +1,4 @@
-//! `AllocStats`: what the allocator decided and how threads are spread over its arenas.
+//! `AllocStats`: what the allocator decided and how threads sit on its arenas.
 
 use crate::arenas::{Arenas, Sizing};
 use crate::ffi;
@@ -12,7 +12,7 @@ pub struct AllocStats {
     pub policy: CpuPolicy,
     /// The CPU count under that policy (quota-capped unless `rayforce.cpu.quota=0`).
     pub cpu_count: usize,
-    /// The arena limit for threads binding now (it follows the machine's CPU count).
+    /// The arena limit for threads placed now (it follows the machine's CPU count).
     pub limit: usize,
     /// Arenas created so far (never above `limit`).
     pub arenas_created: usize,
