@@ -2,7 +2,8 @@
 //! `rayforce.cpu.recheck_ms=200`, narrowing its affinity (all threads, as `taskset -a -p`
 //! does) or capping its cgroup CPU quota narrows `Pool::width()` within two recheck
 //! periods, and widening brings it back, with every dispatch exact throughout. Under a
-//! thread limit, `inspect` says which helpers could not start and why. This test binary is
+//! thread limit, `inspect` says which helpers could not start and why, and once the limit
+//! lifts the helpers start and the error is gone. This test binary is
 //! the program: it runs itself as a child. Where the machine does not allow a step (one CPU,
 //! no `taskset`, no writable cgroup), the test says so and skips that step.
 #![cfg(target_os = "linux")]
@@ -246,5 +247,64 @@ fn inspect_says_which_helpers_a_thread_limit_kept_from_starting() {
             .as_str()
             .is_some_and(|e| e.contains("temporarily unavailable")),
         "{report}"
+    );
+}
+
+/// Set in the child of the test below: the pids group to join.
+const PIDS_GROUP: &str = "RAYFORCE_TEST_PIDS_GROUP";
+
+/// The child: joins the pids group with no thread to spare, builds a best-effort pool of
+/// width 3, lifts the limit, resizes (which retries), dispatches; prints the stats between.
+fn start_error_child(group: &Path) {
+    let threads = std::fs::read_dir("/proc/self/task").unwrap().count();
+    std::fs::write(group.join("pids.max"), threads.to_string()).unwrap();
+    std::fs::write(group.join("cgroup.procs"), std::process::id().to_string()).unwrap();
+    let pool = rayforce_rt::Pool::builder()
+        .workers(3)
+        .spin_us(0)
+        .recheck_ms(0)
+        .best_effort()
+        .build()
+        .unwrap();
+    let report = |when: &str| {
+        let stats = pool.stats();
+        println!(
+            "{when}: width={} missing={} error={}",
+            pool.width(),
+            stats.missing_helpers,
+            stats.start_error.is_some()
+        );
+    };
+    report("limited");
+    std::fs::write(group.join("pids.max"), "max").unwrap();
+    pool.resize(3, 3);
+    pool.dispatch(3, |_| ());
+    report("lifted");
+}
+
+#[test]
+fn once_the_thread_limit_lifts_the_helpers_start_and_the_error_is_gone() {
+    if common::is_child() {
+        if let Some(group) = std::env::var_os(PIDS_GROUP) {
+            start_error_child(Path::new(&group));
+        }
+        return;
+    }
+    let Some(group) = Group::create("pids") else {
+        return;
+    };
+    let path = group.0.display().to_string();
+    let out = common::run_test_in_child(
+        "once_the_thread_limit_lifts_the_helpers_start_and_the_error_is_gone",
+        &[(PIDS_GROUP, &path)],
+    );
+    drop(group);
+    assert!(
+        out.contains("limited: width=1 missing=2 error=true"),
+        "no helper could start: {out}"
+    );
+    assert!(
+        out.contains("lifted: width=3 missing=0 error=false"),
+        "both started, and the error went with the limit: {out}"
     );
 }

@@ -139,18 +139,24 @@ impl Crew {
         }
     }
 
-    /// `ensure`'s slow path: starts helpers up to `target`, keeping the failure if any.
+    /// `ensure`'s slow path: starts helpers up to `target`, keeping the failure if any, and
+    /// forgetting an earlier one once every helper up to `target` serves.
     #[cold]
     fn start_missing(&self, target: usize, on_start: Option<&ThreadStart>) {
-        if let Err(err) = self.grow(target, on_start) {
-            let failure = match err {
-                StartError::Spawn(err) => err
-                    .raw_os_error()
-                    .map_or(StartFailure::Unknown, StartFailure::Os),
-                StartError::Hook { .. } => StartFailure::HookPanicked,
-            };
-            *sync::lock(&self.failure) = Some(failure);
-            self.failed.store(true, Ordering::Relaxed);
+        match self.grow(target, on_start) {
+            // A helper whose start hook panicked stays, not serving: the failure stays too.
+            Ok(()) if self.serving() >= target => *sync::lock(&self.failure) = None,
+            Ok(()) => {}
+            Err(err) => {
+                let failure = match err {
+                    StartError::Spawn(err) => err
+                        .raw_os_error()
+                        .map_or(StartFailure::Unknown, StartFailure::Os),
+                    StartError::Hook { .. } => StartFailure::HookPanicked,
+                };
+                *sync::lock(&self.failure) = Some(failure);
+                self.failed.store(true, Ordering::Relaxed);
+            }
         }
     }
 
