@@ -149,7 +149,7 @@ impl Runtime {
             &counts,
             &sizing.tunables,
             sizing.policy,
-            self.alloc.stats().limit,
+            self.alloc.limit(),
             widths,
         );
         report.follow = Some(FollowReport::of(&pool.stats()));

@@ -109,6 +109,12 @@ impl RayAlloc {
         }
     }
 
+    /// The arena limit for threads placed now (the first allocation's, until a CPU reading
+    /// changed it). Allocation-free, unlike [`stats`](Self::stats).
+    pub fn limit(&self) -> usize {
+        self.arenas.limit(&self.sizing())
+    }
+
     /// Policy, CPU count, limit, arenas created, threads per arena, diagnostics.
     pub fn stats(&self) -> AllocStats {
         AllocStats::of(&self.sizing(), &self.arenas)
