@@ -32,16 +32,22 @@ impl Target {
         heap: ptr::null_mut(),
     };
 
-    /// The main heap, for one allocation (unbound, re-entrant, or after the exit hook).
+    /// The main heap, for one allocation (unbound, re-entrant, after the exit hook, or out
+    /// of memory for the thread's theap, where mimalloc's own null comes back).
     pub(crate) fn main() -> Target {
-        Target::of(ffi::main_heap())
-    }
-
-    fn of(heap: *mut mi_heap_t) -> Target {
-        // SAFETY: `heap` is live (the main heap, or an arena's, deleted only on drop);
-        // mi_heap_theap creates the thread's theap inside mimalloc if needed.
+        let heap = ffi::main_heap();
+        // SAFETY: the main heap lives as long as the process.
         let theap = unsafe { ffi::mi_heap_theap(heap) };
         Target { theap, heap }
+    }
+
+    /// An arena's heap and this thread's theap for it, if mimalloc could make the theap.
+    ///
+    /// # Safety
+    /// `heap` must be live (an arena's heap: arenas delete theirs only on drop).
+    unsafe fn of(heap: *mut mi_heap_t) -> Option<Target> {
+        // SAFETY: `heap` is live (this function's contract).
+        unsafe { ffi::heap_theap(heap) }.map(|theap| Target { theap, heap })
     }
 }
 
@@ -94,13 +100,21 @@ pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> T
     let mut target = None;
     if hook_alive {
         if let Some(index) = choose() {
-            let bound = Target::of(arenas.heap(index));
-            // SAFETY: the calling thread's theap, just looked up; the hook drops this
-            // reference when the binding ends.
-            unsafe { ffi::_mi_theap_incref(bound.theap) };
-            BOUND.with(|b| b.set((arenas, bound)));
-            EXIT_HOOK.with(|hook| hook.rebind(arenas, index, bound.theap));
-            target = Some(bound);
+            // SAFETY: a created arena's heap, deleted only when the instance drops, which
+            // cannot happen while this thread is attached to it (`choose` attached it).
+            match unsafe { Target::of(arenas.heap(index)) } {
+                Some(bound) => {
+                    // SAFETY: the calling thread's theap, just looked up; the hook drops
+                    // this reference when the binding ends.
+                    unsafe { ffi::_mi_theap_incref(bound.theap) };
+                    BOUND.with(|b| b.set((arenas, bound)));
+                    EXIT_HOOK.with(|hook| hook.rebind(arenas, index, bound.theap));
+                    target = Some(bound);
+                }
+                // Out of memory for the theap: stay unbound, so the next allocation tries
+                // again, rather than keep a theap that returns null for good.
+                None => arenas.detach(index),
+            }
         }
     }
     PHASE.with(|p| {

@@ -15,7 +15,7 @@ extern "C" {
     /// The main heap, which lives as long as the process.
     pub(crate) fn mi_heap_main() -> *mut mi_heap_t;
     /// The calling thread's theap for `heap`, created on first use (inside mimalloc, never
-    /// through Rust's allocator).
+    /// through Rust's allocator); see [`heap_theap`] for telling a failure.
     pub(crate) fn mi_heap_theap(heap: *mut mi_heap_t) -> *mut mi_theap_t;
     /// `mi_heap_malloc_aligned` without the theap lookup; the theap must be the calling
     /// thread's.
@@ -40,6 +40,21 @@ extern "C" {
     pub(crate) fn _mi_theap_incref(theap: *mut mi_theap_t);
     /// Drops a reference taken with `_mi_theap_incref`; the last one frees the memory.
     pub(crate) fn _mi_theap_decref(theap: *mut mi_theap_t);
+    /// What `mi_heap_theap` returns when it cannot make the thread's theap (out of memory):
+    /// every allocation through it returns null.
+    static _mi_theap_empty_wrong: u8;
+}
+
+/// The calling thread's theap for `heap`, or `None` if mimalloc could not make it.
+///
+/// # Safety
+/// `heap` must be live: the main heap, or one from `mi_heap_new` not yet deleted.
+pub(crate) unsafe fn heap_theap(heap: *mut mi_heap_t) -> Option<*mut mi_theap_t> {
+    // SAFETY: `heap` is live (this function's contract); mi_heap_theap creates the thread's
+    // theap inside mimalloc if needed.
+    let theap = unsafe { mi_heap_theap(heap) };
+    let failed = core::ptr::addr_of!(_mi_theap_empty_wrong);
+    (!core::ptr::eq(theap.cast_const().cast::<u8>(), failed)).then_some(theap)
 }
 
 /// The main heap (for allocations before binding or after the thread's teardown).
