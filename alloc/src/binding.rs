@@ -112,7 +112,8 @@ pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> T
                     target = Some(bound);
                 }
                 // Out of memory for the theap: stay unbound, so the next allocation tries
-                // again, rather than keep a theap that returns null for good.
+                // again, rather than keep a sentinel that returns null (or takes mimalloc's
+                // slow path) for good.
                 None => arenas.detach(index),
             }
         }

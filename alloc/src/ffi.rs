@@ -40,9 +40,12 @@ extern "C" {
     pub(crate) fn _mi_theap_incref(theap: *mut mi_theap_t);
     /// Drops a reference taken with `_mi_theap_incref`; the last one frees the memory.
     pub(crate) fn _mi_theap_decref(theap: *mut mi_theap_t);
-    /// What `mi_heap_theap` returns when it cannot make the thread's theap (out of memory):
-    /// every allocation through it returns null.
+    /// What `mi_heap_theap` returns when it cannot make a first-class heap's theap (out of
+    /// memory): every allocation through it returns null.
     static _mi_theap_empty_wrong: u8;
+    /// A thread's theap before mimalloc initialised the thread (what the main heap's lookup
+    /// returns if that failed): every allocation through it retries the initialisation.
+    static _mi_theap_empty: u8;
 }
 
 /// The calling thread's theap for `heap`, or `None` if mimalloc could not make it.
@@ -53,8 +56,12 @@ pub(crate) unsafe fn heap_theap(heap: *mut mi_heap_t) -> Option<*mut mi_theap_t>
     // SAFETY: `heap` is live (this function's contract); mi_heap_theap creates the thread's
     // theap inside mimalloc if needed.
     let theap = unsafe { mi_heap_theap(heap) };
-    let failed = core::ptr::addr_of!(_mi_theap_empty_wrong);
-    (!core::ptr::eq(theap.cast_const().cast::<u8>(), failed)).then_some(theap)
+    let sentinels = [
+        core::ptr::addr_of!(_mi_theap_empty_wrong),
+        core::ptr::addr_of!(_mi_theap_empty),
+    ];
+    let made = !sentinels.contains(&theap.cast_const().cast::<u8>());
+    made.then_some(theap)
 }
 
 /// The main heap (for allocations before binding or after the thread's teardown).
