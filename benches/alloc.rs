@@ -4,9 +4,9 @@
 //! random sizes, at 1 and 2 threads (spawned before timing; time per operation). Then the
 //! arena-count sweep (throughput by arena limit and thread count, thread t placed on arena
 //! t), and resident memory after thread churn for every allocator and arena limit, each
-//! churn in a child process of this binary (resident memory is per process). Instructions per allocation, free and realloc
-//! are counted under callgrind by `benches/instructions.py`, which runs this binary's
-//! instruction-count child. Results: BENCHMARKS.md.
+//! churn in a child process of this binary (resident memory is per process). Instructions
+//! per allocation, free and realloc are counted under callgrind by `benches/instructions.py`,
+//! which runs this binary's instruction-count child. Results: BENCHMARKS.md.
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 use criterion::{BenchmarkId, Criterion};

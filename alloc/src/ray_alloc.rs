@@ -27,8 +27,8 @@ use rayforce_tunables::Choices;
 /// Arena limit: `rayforce.malloc.arena_max`, else `arenas_per_cpu x count(policy)`, fixed
 /// on the first allocation. With `rayforce.tunables.strict=1`, an invalid `RAYFORCE_TUNABLES`
 /// entry aborts the process there, after writing every diagnostic to standard error. An
-/// instance must outlive the threads bound to it: dropping one while a thread is bound aborts the process
-/// (a `static`, the usual home of a global allocator, is never dropped).
+/// instance must outlive the threads bound to it: dropping one while a thread is bound
+/// aborts the process (a `static`, the usual home of a global allocator, is never dropped).
 // `repr(C)` with the arenas first: their address is the instance's, so the fast path's
 // ownership check compares the thread's binding with `self` as passed, with no offset to add.
 #[repr(C)]
