@@ -9,8 +9,8 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 fn cpu_reading(c: &mut Criterion) {
-    let largest = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/topology/arm64-kunpeng920-128");
+    let largest =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/topology/arm64-kunpeng920-128");
     let mut group = c.benchmark_group("cpu_reading");
     group.bench_function("std_available_parallelism", |b| {
         b.iter(|| black_box(std::thread::available_parallelism()))

@@ -6,12 +6,12 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The real sysfs dumps beside the checkout; `None` (with a message) only when this test
-/// runs from a packaged crate, which has no `shared/` beside it. In the workspace their
-/// absence is a failure, never a skip.
+/// The real sysfs dumps in the repository's `fixtures/topology/`; `None` (with a message)
+/// only when this test runs from a packaged crate, which leaves them out. In the
+/// repository their absence is a failure, never a skip.
 fn fixtures() -> Option<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = manifest.join("../shared/fixtures/topology");
+    let dir = manifest.join("fixtures/topology");
     if dir.join("EXPECTED.tsv").is_file() {
         return Some(dir);
     }

@@ -1,4 +1,5 @@
-//! Every real sysfs dump in `../shared/fixtures/topology/` against its row of `EXPECTED.tsv`.
+//! Every real sysfs dump in the repository's `fixtures/topology/` against its row of
+//! `EXPECTED.tsv`.
 #![cfg(target_os = "linux")]
 
 mod common;

@@ -4,22 +4,22 @@
 use rayforce_tunables::cpu::{self, Affinity, CpuCounts, CpuSet, SysRoot};
 use std::path::{Path, PathBuf};
 
-/// The real sysfs dumps, by relative path from the project root (the workspace).
+/// The real sysfs dumps, in the repository's `fixtures/topology/` (beside this crate).
 pub fn fixtures() -> PathBuf {
     fixtures_if_present().expect("fixtures missing beside a packaged crate")
 }
 
 /// The fixtures; `None` (with a message) only when this test runs from a packaged crate,
-/// which has no `shared/` beside it. In the workspace their absence is a failure.
+/// which leaves them out. In the repository their absence is a failure.
 pub fn fixtures_if_present() -> Option<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = manifest.join("../../shared/fixtures/topology");
+    let dir = manifest.join("../fixtures/topology");
     if dir.join("EXPECTED.tsv").is_file() {
         return Some(dir);
     }
     assert!(
         manifest.join("Cargo.toml.orig").is_file(),
-        "fixtures missing at {}: the project expects shared/ beside its checkout",
+        "fixtures missing at {}: the repository keeps them in fixtures/topology/",
         dir.display()
     );
     eprintln!(
