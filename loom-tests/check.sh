@@ -23,7 +23,7 @@ RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
 
 failed=0
 for variant in signal_all no_withdraw complete_on_signal racy_claim spin_without_recheck \
-    stale_job withdraw_all resize_unlocked; do
+    stale_job withdraw_all resize_unlocked once_relaxed; do
     log="target/loom/broken-$variant.log"
     mkdir -p target/loom
     if LOOM_MAX_PREEMPTIONS="$variant_preemptions" \
@@ -37,7 +37,7 @@ for variant in signal_all no_withdraw complete_on_signal racy_claim spin_without
     else
         # A model fails with "... FAILED", or aborts the process mid-model (a panic during
         # a panic); either way the panicking model names itself.
-        caught=$( (grep -oE "^thread '[a-z_]+'" "$log" || true) | sort -u | sed "s/^thread //" | tr '\n' ' ')
+        caught=$( (grep -oE "^thread '[a-z_:]+'" "$log" || true) | sort -u | sed "s/^thread //" | tr '\n' ' ')
         echo "loom: broken variant '$variant' caught by: ${caught:-a model that aborted the process (see $log)}"
     fi
 done

@@ -1,9 +1,8 @@
 //! `Runtime`: the global allocator and the owner of the pool, sized from one CPU reading.
 
 use crate::report::{FollowReport, Report};
-use once_cell::sync::OnceCell;
 use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
-use rayforce_pool::Pool;
+use rayforce_pool::{ForkOnceCell, Pool};
 use rayforce_tunables::cpu::CpuCounts;
 use rayforce_tunables::cpu::CpuPolicy;
 use rayforce_tunables::registry::Id;
@@ -40,11 +39,12 @@ const FIXED_AT_STARTUP: [Id; 6] = [
 /// The first allocation reads the CPUs and `RAYFORCE_TUNABLES` (without allocating) and
 /// fixes the arena limit; the pool, built on first use of [`pool`](Self::pool), takes the
 /// same reading and policy, plus the per-knob variables (`RAYFORCE_CORES`, ...) for its own
-/// knobs. Pool helper k binds to arena k mod the arena count.
+/// knobs. Pool helper k binds to arena k mod the arena limit in force when it starts.
 pub struct Runtime {
     alloc: RayAlloc,
-    /// The pool and the tunables it was built from (start-up ones plus variables).
-    pool: OnceCell<(Pool, Tunables)>,
+    /// The pool and the tunables it was built from (start-up ones plus variables). Built on
+    /// first use; a child forked while another thread built it builds its own.
+    pool: ForkOnceCell<(Pool, Tunables)>,
     /// The latest CPU reading the pool took (`None`: only the first allocation's).
     reading: Mutex<Option<CpuCounts>>,
 }
@@ -69,7 +69,7 @@ impl Runtime {
     pub const fn with_choices(choices: Choices) -> Runtime {
         Runtime {
             alloc: RayAlloc::with_choices(choices),
-            pool: OnceCell::new(),
+            pool: ForkOnceCell::new(),
             reading: Mutex::new(None),
         }
     }
@@ -81,11 +81,12 @@ impl Runtime {
         &self.pool_and_tunables().0
     }
 
-    /// Re-reads the CPUs now (allocation-free) and applies what changed: the pool's widths
-    /// follow the policy's count (unless the width was set explicitly), and threads that
-    /// bind an arena from now on get the new arena limit. The pool does the same on its own
-    /// at most every `rayforce.cpu.recheck_ms`, at dispatch start. Returns whether anything
-    /// changed.
+    /// Re-reads the CPUs now (allocation-free) and applies what changed: threads that bind
+    /// an arena from now on get the new arena limit, the pool's widths follow the policy's
+    /// count (unless set explicitly: in code, by `Pool::resize`, or by
+    /// `rayforce.pool.workers`), and helpers a thread limit kept from starting are tried
+    /// again. The pool does the same on its own at most every `rayforce.cpu.recheck_ms`, at
+    /// dispatch start. Returns whether anything changed (helpers started included).
     pub fn refresh(&'static self) -> bool {
         self.pool().refresh()
     }
@@ -99,7 +100,6 @@ impl Runtime {
     fn pool_and_tunables(&'static self) -> &'static (Pool, Tunables) {
         self.pool.get_or_init(|| {
             let sizing = self.alloc.sizing();
-            let arenas = sizing.limit;
             let tunables = sizing.tunables.with_variables_except(&FIXED_AT_STARTUP);
             // Strict mode holds the per-knob variables, read now, to the start-up rule.
             tunables.abort_if_strict();
@@ -107,7 +107,9 @@ impl Runtime {
                 .policy(sizing.policy)
                 .cpu_counts(sizing.counts)
                 .tunables(&tunables)
-                .on_thread_start(move |helper| self.alloc.bind_current_thread(helper % arenas))
+                // The arena limit in force when the helper starts: a helper the pool adds after
+                // a reading widened it gets an arena of its own.
+                .on_thread_start(move |helper| self.alloc.bind_current_thread(helper))
                 .on_reading(move |counts| {
                     *self.reading.lock().unwrap_or_else(|p| p.into_inner()) = Some(*counts);
                     self.alloc.follow(counts)

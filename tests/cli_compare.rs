@@ -249,3 +249,26 @@ fn the_baseline_subcommand_refuses_to_run_on_the_runtime() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("RAYFORCE_COMPARE_ENGINE"), "{stderr}");
 }
+
+#[test]
+fn an_unwritable_plot_path_is_refused_before_anything_runs() {
+    let out = compare_exactly(&["--plot", "/nonexistent/dir/x.svg"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "no results printed");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("/nonexistent/dir/x.svg"), "{stderr}");
+    assert!(!stderr.contains("compare: round"), "nothing ran: {stderr}");
+}
+
+#[test]
+fn a_repeated_policy_runs_and_reads_once() {
+    let out = compare(&["--json", "--policy", "online", "--policy", "online"]);
+    let report = json_of(&out);
+    let text = report.to_string();
+    assert!(text.contains("online"), "{text}");
+    assert!(
+        !text.contains("online dispatch = online dispatch"),
+        "{text}"
+    );
+    assert!(!text.contains("online/online"), "{text}");
+}

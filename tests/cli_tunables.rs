@@ -164,3 +164,28 @@ fn strict_mode_fails_with_exit_2_and_diagnostics_on_stderr() {
     let clean = tunables(b"rayforce.tunables.strict=1:rayforce.pool.spin_us=3", &[]);
     assert_eq!(clean.status.code(), Some(0));
 }
+
+#[test]
+fn strict_mode_stops_every_subcommand_before_it_runs() {
+    for subcommand in [
+        &["inspect"][..],
+        &["inspect", "--json"],
+        &["compare", "--quick"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
+            .args(subcommand)
+            .env(
+                "RAYFORCE_TUNABLES",
+                "rayforce.tunables.strict=1:rayforce.pool.spinn=3",
+            )
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{subcommand:?}");
+        assert!(out.stdout.is_empty(), "{subcommand:?}: nothing ran");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains("rayforce.pool.spinn=3") && stderr.contains("strict"),
+            "{subcommand:?}: {stderr}"
+        );
+    }
+}

@@ -1,10 +1,11 @@
 //! A running program follows the machine: with `Runtime` as its allocator and
 //! `rayforce.cpu.recheck_ms=200`, narrowing its affinity (all threads, as `taskset -a -p`
-//! does) or capping its cgroup CPU quota narrows `Pool::width()` within two recheck
-//! periods, and widening brings it back, with every dispatch exact throughout. Under a
-//! thread limit, `inspect` says which helpers could not start and why, and once the limit
-//! lifts the helpers start and the error is gone. This test binary is
-//! the program: it runs itself as a child. Where the machine does not allow a step (one CPU,
+//! does, or the main thread's alone, as `taskset -p` does) or capping its cgroup CPU quota
+//! narrows `Pool::width()` within two recheck periods, and widening brings it back, with
+//! every dispatch exact throughout; a helper that a widening adds gets an arena of its own.
+//! Under a thread limit, `inspect` says which helpers could not start and why, and once the
+//! limit lifts the helpers start (at the next re-check, or on `refresh`) and the error is
+//! gone. This test binary is the program: it runs itself as a child. Where the machine does not allow a step (one CPU,
 //! no `taskset`, no writable cgroup), the test says so and skips that step.
 #![cfg(target_os = "linux")]
 
@@ -24,8 +25,9 @@ static RT: Runtime = Runtime::new(CpuPolicy::Physical);
 /// The re-check period the child runs with.
 const RECHECK: Duration = Duration::from_millis(200);
 
-/// The child: dispatches every 5 ms, checks each result, and prints `width=N` whenever
-/// the pool's width changes; stops when its stdin closes.
+/// The child: dispatches every 5 ms, checks each result, and prints `width=N threads=[..]`
+/// (the threads bound to each arena) whenever the pool's width changes; stops when its
+/// stdin closes.
 fn child_program() {
     let stdin_closed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     {
@@ -50,22 +52,32 @@ fn child_program() {
         );
         if pool.width() != last {
             last = pool.width();
-            writeln!(out, "width={last}").unwrap();
+            let arenas = RT.alloc_stats().threads_per_arena;
+            writeln!(out, "width={last} threads={arenas:?}").unwrap();
             out.flush().unwrap();
         }
         std::thread::sleep(Duration::from_millis(5));
     }
 }
 
-/// The child process, and its `width=N` lines as they come.
+/// The child process, and its `width=N` lines as they come, with the threads per arena.
 struct Program {
     child: Child,
-    widths: Receiver<usize>,
+    widths: Receiver<(usize, Vec<usize>)>,
 }
 
 impl Program {
-    fn start() -> Program {
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
+    /// The child, on every CPU, or on `cpus` only (`taskset -c`).
+    fn start(cpus: Option<&str>) -> Program {
+        let exe = std::env::current_exe().unwrap();
+        let mut cmd = match cpus {
+            None => Command::new(exe),
+            Some(cpus) => {
+                let mut cmd = Command::new("taskset");
+                cmd.args(["-c", cpus]).arg(exe);
+                cmd
+            }
+        };
         cmd.args([
             "--exact",
             "the_pool_follows_affinity_and_quota",
@@ -80,9 +92,13 @@ impl Program {
         let (tx, widths) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(w) = line.split("width=").nth(1) {
-                    let _ = tx.send(w.trim().parse().unwrap());
-                }
+                let Some(report) = line.split("width=").nth(1) else {
+                    continue;
+                };
+                let (width, threads) = report.split_once(" threads=").unwrap();
+                let threads = threads.trim_matches(['[', ']']).split(", ");
+                let threads = threads.map(|n| n.parse().unwrap()).collect();
+                let _ = tx.send((width.parse().unwrap(), threads));
             }
         });
         Program { child, widths }
@@ -94,11 +110,16 @@ impl Program {
 
     /// Waits for the width to become `want`; returns how long it took after `since`.
     fn wait_for(&self, want: usize, since: Instant) -> Duration {
+        self.wait_for_threads(want, since).0
+    }
+
+    /// `wait_for`, and the threads bound to each arena then.
+    fn wait_for_threads(&self, want: usize, since: Instant) -> (Duration, Vec<usize>) {
         let deadline = since + Duration::from_secs(10);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.widths.recv_timeout(left) {
-                Ok(w) if w == want => return since.elapsed(),
+                Ok((w, threads)) if w == want => return (since.elapsed(), threads),
                 Ok(_) => continue,
                 Err(err) => panic!("width never became {want}: {err}"),
             }
@@ -117,10 +138,16 @@ fn online_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Runs `taskset -a -p -c LIST PID`; false (with the reason) where it cannot.
+/// Runs `taskset -a -p -c LIST PID` (every thread); false (with the reason) where it cannot.
 fn taskset(cpus: &str, pid: u32) -> bool {
+    taskset_with(&["-a"], cpus, pid)
+}
+
+/// Runs `taskset -p -c LIST PID` (the main thread only), or with `flags` added.
+fn taskset_with(flags: &[&str], cpus: &str, pid: u32) -> bool {
     match Command::new("taskset")
-        .args(["-a", "-p", "-c", cpus, &pid.to_string()])
+        .args(flags)
+        .args(["-p", "-c", cpus, &pid.to_string()])
         .output()
     {
         Ok(out) if out.status.success() => true,
@@ -180,9 +207,10 @@ fn the_pool_follows_affinity_and_quota() {
         eprintln!("skipping: one CPU here, so no narrower affinity or quota to follow");
         return;
     }
-    let program = Program::start();
+    let program = Program::start(None);
     program.wait_for(2.min(online_cpus()), Instant::now());
     let two_periods = 2 * RECHECK;
+    let every_cpu = format!("0-{}", online_cpus() - 1);
 
     if taskset("0", program.pid()) {
         let took = program.wait_for(1, Instant::now());
@@ -190,12 +218,21 @@ fn the_pool_follows_affinity_and_quota() {
             took <= two_periods,
             "affinity narrowed: width followed after {took:?}"
         );
-        assert!(taskset(&format!("0-{}", online_cpus() - 1), program.pid()));
+        assert!(taskset(&every_cpu, program.pid()));
         let took = program.wait_for(2, Instant::now());
         assert!(
             took <= two_periods,
             "affinity widened: width followed after {took:?}"
         );
+        // The main thread's mask alone: the child dispatches from another thread.
+        assert!(taskset_with(&[], "0", program.pid()));
+        let took = program.wait_for(1, Instant::now());
+        assert!(
+            took <= two_periods,
+            "the main thread's affinity narrowed: width followed after {took:?}"
+        );
+        assert!(taskset_with(&[], &every_cpu, program.pid()));
+        program.wait_for(2, Instant::now());
     }
 
     if let Some(group) = Group::create("cpu") {
@@ -214,6 +251,27 @@ fn the_pool_follows_affinity_and_quota() {
             "quota lifted: width followed after {took:?}"
         );
         drop(group);
+    }
+    program.finish();
+}
+
+#[test]
+fn a_helper_that_widening_adds_gets_an_arena_of_its_own() {
+    if common::is_child() {
+        child_program();
+        return;
+    }
+    if online_cpus() < 2 {
+        eprintln!("skipping: one CPU here, so no narrower start to widen from");
+        return;
+    }
+    // Started on one CPU: width 1, arena limit 1, no helper.
+    let program = Program::start(Some("0"));
+    program.wait_for(1, Instant::now());
+    if taskset(&format!("0-{}", online_cpus() - 1), program.pid()) {
+        let (_, threads) = program.wait_for_threads(2, Instant::now());
+        assert_eq!(threads.len(), 2, "a second arena for helper 1: {threads:?}");
+        assert_eq!(threads[1], 1, "helper 1 alone on arena 1: {threads:?}");
     }
     program.finish();
 }
@@ -253,20 +311,25 @@ fn inspect_says_which_helpers_a_thread_limit_kept_from_starting() {
 /// Set in the child of the test below: the pids group to join.
 const PIDS_GROUP: &str = "RAYFORCE_TEST_PIDS_GROUP";
 
-/// The child: joins the pids group with no thread to spare, builds a best-effort pool of
-/// width 3, lifts the limit, resizes (which retries), dispatches; prints the stats between.
+/// The child: joins the pids group with no thread to spare, builds three best-effort pools
+/// of width 3 (none gets a helper), lifts the limit, then brings each back to width 3 its
+/// own way: one by resizing (which retries), one by the periodic re-check, one by
+/// `refresh`. Prints the stats between.
 fn start_error_child(group: &Path) {
     let threads = std::fs::read_dir("/proc/self/task").unwrap().count();
     std::fs::write(group.join("pids.max"), threads.to_string()).unwrap();
     std::fs::write(group.join("cgroup.procs"), std::process::id().to_string()).unwrap();
-    let pool = rayforce_rt::Pool::builder()
-        .workers(3)
-        .spin_us(0)
-        .recheck_ms(0)
-        .best_effort()
-        .build()
-        .unwrap();
-    let report = |when: &str| {
+    let pool = |recheck_ms| {
+        rayforce_rt::Pool::builder()
+            .workers(3)
+            .spin_us(0)
+            .recheck_ms(recheck_ms)
+            .best_effort()
+            .build()
+            .unwrap()
+    };
+    let (resized, rechecked, refreshed) = (pool(0), pool(50), pool(0));
+    let report = |when: &str, pool: &rayforce_rt::Pool| {
         let stats = pool.stats();
         println!(
             "{when}: width={} missing={} error={}",
@@ -275,11 +338,16 @@ fn start_error_child(group: &Path) {
             stats.start_error.is_some()
         );
     };
-    report("limited");
+    report("limited", &resized);
     std::fs::write(group.join("pids.max"), "max").unwrap();
-    pool.resize(3, 3);
-    pool.dispatch(3, |_| ());
-    report("lifted");
+    resized.resize(3, 3);
+    resized.dispatch(3, |_| ());
+    report("resized", &resized);
+    std::thread::sleep(Duration::from_millis(120)); // past the next re-check
+    rechecked.dispatch(3, |_| ());
+    report("rechecked", &rechecked);
+    println!("refresh changed: {}", refreshed.refresh());
+    report("refreshed", &refreshed);
 }
 
 #[test]
@@ -303,8 +371,11 @@ fn once_the_thread_limit_lifts_the_helpers_start_and_the_error_is_gone() {
         out.contains("limited: width=1 missing=2 error=true"),
         "no helper could start: {out}"
     );
-    assert!(
-        out.contains("lifted: width=3 missing=0 error=false"),
-        "both started, and the error went with the limit: {out}"
-    );
+    for how in ["resized", "rechecked", "refreshed"] {
+        assert!(
+            out.contains(&format!("{how}: width=3 missing=0 error=false")),
+            "{how}: both started, and the error went with the limit: {out}"
+        );
+    }
+    assert!(out.contains("refresh changed: true"), "{out}");
 }

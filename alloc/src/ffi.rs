@@ -96,15 +96,14 @@ pub(crate) fn set_purge_delay_ms(ms: u64) {
     unsafe { mi_option_set(OPTION_PURGE_DELAY, ms) };
 }
 
-/// Allows or forbids transparent huge pages for memory mimalloc maps from now on; forbidding
-/// them also sets the process's `PR_SET_THP_DISABLE`, as mimalloc does when the option is
-/// off at its start (memory mapped earlier keeps what it has).
+/// Allows or forbids transparent huge pages for memory mimalloc maps from now on: mimalloc
+/// then asks for them (`MADV_HUGEPAGE`) or not. Nothing process-wide: mimalloc's only other
+/// means, `PR_SET_THP_DISABLE` (what it sets when `MIMALLOC_ALLOW_THP=0` is in its
+/// environment at start), holds for the whole process and every program it starts, even
+/// across `exec`, so an allocator setting must not use it. Under the kernel's `madvise`
+/// mode that is all it takes; under `always`, the kernel backs large aligned regions with
+/// huge pages unasked, and the bundled mimalloc has no per-mapping way to refuse them.
 pub(crate) fn set_thp(allowed: bool) {
     // SAFETY: setting an option has no preconditions; mimalloc reads it on every mapping.
     unsafe { mi_option_set(OPTION_ALLOW_THP, core::ffi::c_long::from(allowed)) };
-    #[cfg(target_os = "linux")]
-    if !allowed {
-        // SAFETY: prctl with PR_SET_THP_DISABLE takes plain integers and touches no memory.
-        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
-    }
 }

@@ -1,6 +1,7 @@
 //! Returning memory: `rayforce.malloc.purge_delay_ms` and `rayforce.malloc.thp` reach
 //! mimalloc (and mimalloc's own `MIMALLOC_` settings stand when they are unset, which also
-//! proves the option numbers), and `collect()` gives freed memory back at once.
+//! proves the option numbers), `thp=0` changes nothing outside the allocator (no other
+//! program it starts loses huge pages), and `collect()` gives freed memory back at once.
 
 mod common;
 
@@ -17,6 +18,18 @@ fn settings_child() {
     }
     let stats = ALLOC.stats();
     println!("purge={} thp={}", stats.purge_delay_ms, stats.thp);
+    // What the kernel lets this process, and a program it starts, do with huge pages.
+    let own = std::fs::read_to_string("/proc/self/status").unwrap();
+    let started = std::process::Command::new("cat")
+        .arg("/proc/self/status")
+        .output()
+        .unwrap();
+    let started = String::from_utf8(started.stdout).unwrap();
+    for (who, status) in [("own", own), ("started", started)] {
+        if let Some(line) = status.lines().find(|l| l.starts_with("THP_enabled:")) {
+            println!("{who}_thp_enabled={}", line["THP_enabled:".len()..].trim());
+        }
+    }
 }
 
 /// (purge delay, THP) as a child with `env` sees them.
@@ -45,6 +58,23 @@ fn the_tunables_reach_mimalloc_and_mimallocs_own_settings_stand_otherwise() {
         ("1000".into(), "true".into()),
         "mimalloc's defaults"
     );
+}
+
+#[test]
+fn turning_huge_pages_off_changes_no_other_program() {
+    let out = run_child(
+        "settings_child",
+        &[("RAYFORCE_TUNABLES", "rayforce.malloc.thp=0")],
+    );
+    assert_eq!(child_value(&out, "thp"), "false", "{out}");
+    if !out.contains("own_thp_enabled=") {
+        eprintln!("skipping: this kernel's /proc/PID/status has no THP_enabled line");
+        return;
+    }
+    // `PR_SET_THP_DISABLE` would show as 0 here, in this process and in every program it
+    // starts (the flag survives exec).
+    assert_eq!(child_value(&out, "own_thp_enabled"), "1", "{out}");
+    assert_eq!(child_value(&out, "started_thp_enabled"), "1", "{out}");
 }
 
 #[test]

@@ -6,8 +6,14 @@ use crate::pool::Pool;
 use crate::spin::SpinLimits;
 use crate::sync::Arc;
 use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy};
+use rayforce_tunables::registry::{self, MAX_DELAY_MS, MAX_SPIN_US};
 use rayforce_tunables::{Choices, Tunables};
 use std::fmt;
+
+/// The most participants a pool can have, the caller included (`rayforce.pool.workers`'
+/// bound, the kernel's CPU limit). The builder refuses a larger width; `Pool::resize`
+/// clamps to it.
+pub const MAX_WIDTH: usize = registry::MAX_WIDTH as usize;
 
 /// Why a pool could not be built.
 #[derive(Debug)]
@@ -16,6 +22,16 @@ pub enum BuildError {
     ZeroWorkers,
     /// A helper thread could not be spawned.
     Spawn(std::io::Error),
+    /// A setting above its bound: a width above [`MAX_WIDTH`], `spin_us` above 100000,
+    /// `recheck_ms` above an hour.
+    OutOfRange {
+        /// The builder method, such as `workers`.
+        setting: &'static str,
+        /// The value it was given.
+        value: u64,
+        /// The largest it accepts.
+        max: u64,
+    },
     /// The [`on_thread_start`](PoolBuilder::on_thread_start) hook panicked on a helper.
     ThreadStart {
         /// The helper's index (1-based; the caller is worker 0).
@@ -31,6 +47,14 @@ impl fmt::Display for BuildError {
             BuildError::ZeroWorkers => {
                 f.write_str("a pool needs at least 1 worker (the caller); got workers(0)")
             }
+            BuildError::OutOfRange {
+                setting,
+                value,
+                max,
+            } => write!(
+                f,
+                "{setting}({value}) is out of range: expected at most {max}"
+            ),
             BuildError::Spawn(err) => write!(f, "could not start a pool helper thread: {err}"),
             BuildError::ThreadStart { helper, message } => write!(
                 f,
@@ -90,28 +114,61 @@ impl Pool {
 }
 
 impl PoolBuilder {
+    /// Every explicit setting within its bound (readings and tunables are bounded already).
+    fn check_bounds(&self) -> Result<(), BuildError> {
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        let settings = [
+            ("workers", self.workers.map(count), registry::MAX_WIDTH),
+            (
+                "wide_workers",
+                self.wide_workers.map(count),
+                registry::MAX_WIDTH,
+            ),
+            (
+                "max_in_flight",
+                self.in_flight.map(count),
+                registry::MAX_WIDTH,
+            ),
+            ("spin_us", self.spin_us.map(u64::from), MAX_SPIN_US),
+            ("recheck_ms", self.recheck_ms.map(u64::from), MAX_DELAY_MS),
+        ];
+        for (setting, value, max) in settings {
+            if let Some(value) = value.filter(|&value| value > max) {
+                return Err(BuildError::OutOfRange {
+                    setting,
+                    value,
+                    max,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The CPU policy whose count is the width (default `rayforce.cpu.policy`, physical).
     pub fn policy(mut self, policy: CpuPolicy) -> Self {
         self.policy = Some(policy);
         self
     }
 
-    /// The width: participants, the caller included; 1 runs everything on the caller.
-    /// Unless [`wide_workers`](Self::wide_workers) is set too, it is the wide width as well.
+    /// The width: participants, the caller included; 1 runs everything on the caller, at
+    /// most [`MAX_WIDTH`]. Unless [`wide_workers`](Self::wide_workers) is set too, it is the
+    /// wide width as well. A width set here stays: readings of the machine do not change it.
     pub fn workers(mut self, workers: usize) -> Self {
         self.workers = Some(workers);
         self
     }
 
-    /// The width of `dispatch_wide` (default: the width when it was set explicitly, else
-    /// the schedulable count when `rayforce.pool.wide` is on; never below the width).
+    /// The width of `dispatch_wide`, at most [`MAX_WIDTH`] (default: the width when it was
+    /// set explicitly, else the schedulable count when `rayforce.pool.wide` is on; never
+    /// below the width).
     pub fn wide_workers(mut self, workers: usize) -> Self {
         self.wide_workers = Some(workers);
         self
     }
 
     /// The ceiling of the adaptive spin window of an idle helper or a caller waiting for
-    /// its last helper, in microseconds (`rayforce.pool.spin_us`); 0 blocks at once.
+    /// its last helper, in microseconds (`rayforce.pool.spin_us`), at most 100000; 0 blocks
+    /// at once.
     pub fn spin_us(mut self, micros: u32) -> Self {
         self.spin_us = Some(micros);
         self
@@ -119,7 +176,8 @@ impl PoolBuilder {
 
     /// How many dispatches may be in flight at once, each with its own slot sharing the
     /// helpers (default: the wide width, one per participant of the widest dispatch). A
-    /// dispatch that finds every slot taken runs inline on its caller.
+    /// dispatch that finds every slot taken runs inline on its caller. At most
+    /// [`MAX_WIDTH`].
     pub fn max_in_flight(mut self, dispatches: usize) -> Self {
         self.in_flight = Some(dispatches);
         self
@@ -138,7 +196,8 @@ impl PoolBuilder {
     }
 
     /// Re-read the CPUs at most this often, at dispatch start, and follow what changed
-    /// (`rayforce.cpu.recheck_ms`; 0 never re-reads on its own, `Pool::refresh` still does).
+    /// (`rayforce.cpu.recheck_ms`, at most 3600000; 0 never re-reads on its own,
+    /// `Pool::refresh` still does).
     pub fn recheck_ms(mut self, millis: u32) -> Self {
         self.recheck_ms = Some(millis);
         self
@@ -167,8 +226,9 @@ impl PoolBuilder {
         self
     }
 
-    /// Starts the pool.
+    /// Starts the pool; refuses settings above their bounds ([`BuildError::OutOfRange`]).
     pub fn build(self) -> Result<Pool, BuildError> {
+        self.check_bounds()?;
         let tunables = self
             .tunables
             .unwrap_or_else(|| Tunables::from_choices(&Choices::new()));
@@ -200,14 +260,14 @@ impl PoolBuilder {
         let follow = Follow::new(
             policy,
             cap,
-            (!explicit).then(|| tunables.wide()),
+            tunables.wide(),
             self.recheck_ms.unwrap_or_else(|| tunables.recheck_ms()),
             self.on_reading,
         );
         let limits = SpinLimits::new(spin_us, cpus);
         let slots = self.in_flight.unwrap_or(wide_width).max(1);
         Ok(Pool::start(
-            (width, wide_width),
+            (width, wide_width, explicit),
             slots,
             limits,
             follow,

@@ -15,10 +15,9 @@ pub(crate) type ReadingHook = Box<dyn Fn(&CpuCounts) -> bool + Send + Sync>;
 pub(crate) struct Follow {
     pub(crate) policy: CpuPolicy,
     pub(crate) cap: QuotaCap,
-    /// Whether the widths follow readings: `None` when the width was set explicitly (in
-    /// code or by `rayforce.pool.workers`); else whether `dispatch_wide` may use the
-    /// schedulable count (`rayforce.pool.wide`).
-    pub(crate) wide: Option<bool>,
+    /// Whether `dispatch_wide` may use the schedulable count (`rayforce.pool.wide`). Whether
+    /// the widths follow readings at all is the pool's (`Widths::fixed`).
+    pub(crate) wide: bool,
     /// Re-read at most this often, at dispatch start; 0 never re-reads on its own.
     recheck_ns: u64,
     /// When the next automatic re-read is due (`sync::now_ns`).
@@ -34,7 +33,7 @@ impl Follow {
     pub(crate) fn new(
         policy: CpuPolicy,
         cap: QuotaCap,
-        wide: Option<bool>,
+        wide: bool,
         recheck_ms: u32,
         on_reading: Option<ReadingHook>,
     ) -> Follow {
@@ -85,10 +84,9 @@ impl Follow {
         std::time::Duration::from_nanos(sync::now_ns().saturating_sub(read_at))
     }
 
-    /// The (narrow, wide) widths a reading gives, if the widths follow readings.
-    pub(crate) fn widths(&self, counts: &CpuCounts) -> Option<(usize, usize)> {
-        let wide = self.wide?;
-        Some(counted_widths(counts, self.policy, self.cap, wide))
+    /// The (narrow, wide) widths a reading gives, for widths that follow readings.
+    pub(crate) fn widths(&self, counts: &CpuCounts) -> (usize, usize) {
+        counted_widths(counts, self.policy, self.cap, self.wide)
     }
 
     /// The spin budget a reading gives: the policy's count.

@@ -10,6 +10,7 @@ mod builder;
 mod crew;
 mod follow;
 mod fork;
+mod fork_once;
 mod job;
 mod pool;
 mod signal;
@@ -23,7 +24,8 @@ mod worker;
 #[cfg(all(test, rayforce_loom))]
 mod tests;
 
-pub use builder::{widths, BuildError, PoolBuilder};
+pub use builder::{widths, BuildError, PoolBuilder, MAX_WIDTH};
+pub use fork_once::ForkOnceCell;
 pub use pool::Pool;
 pub use slot::SignalState;
 pub use stats::{StartFailure, Stats};

@@ -1,6 +1,7 @@
 //! `Pool`: a fixed set of helper threads; `dispatch` runs tasks `0..n` with the caller as
 //! worker 0 and wakes only the helpers the tasks can use. Protocol: `README.md`.
 
+use crate::builder::MAX_WIDTH;
 use crate::crew::{Crew, StartError, ThreadStart};
 use crate::follow::Follow;
 use crate::fork;
@@ -32,8 +33,8 @@ thread_local! {
 /// assert_eq!(sum.into_inner(), 4950);
 /// ```
 pub struct Pool {
-    /// The active widths, `narrow << 32 | wide` (README "Resizing"): what a dispatch
-    /// starting now uses. They change with `resize`, or with a reading that changed.
+    /// The active widths ([`Widths`], packed; README "Resizing"): what a dispatch starting
+    /// now uses. They change with `resize`, or with a reading that changed them.
     active: AtomicU64,
     /// How the widths follow the machine.
     follow: Follow,
@@ -57,9 +58,10 @@ impl UnwindSafe for Pool {}
 impl RefUnwindSafe for Pool {}
 
 impl Pool {
-    /// Starts the pool's `width - 1` helpers; the wide ones start on first use.
+    /// Starts the pool's `width - 1` helpers; the wide ones start on first use. `fixed`:
+    /// the widths were set explicitly and do not follow readings.
     pub(crate) fn start(
-        (width, wide_width): (usize, usize),
+        (width, wide_width, fixed): (usize, usize, bool),
         slots: usize,
         limits: SpinLimits,
         follow: Follow,
@@ -80,8 +82,13 @@ impl Pool {
         if best_effort {
             crew.ensure(width - 1, on_start.as_ref());
         }
+        let widths = Widths {
+            narrow: width,
+            wide: wide_width,
+            fixed,
+        };
         Ok(Pool {
-            active: AtomicU64::new(pack(width, wide_width)),
+            active: AtomicU64::new(widths.pack()),
             follow,
             slots,
             limits,
@@ -90,33 +97,49 @@ impl Pool {
         })
     }
 
+    /// The active widths.
+    #[inline]
+    fn widths(&self) -> Widths {
+        // Relaxed: a width only bounds how many permits a dispatch posts; the helpers it
+        // lets in are ordered by the permits themselves.
+        Widths::unpack(self.active.load(Ordering::Relaxed))
+    }
+
     /// The active (narrow, wide) widths.
     #[inline]
     fn active(&self) -> (usize, usize) {
-        // Relaxed: a width only bounds how many permits a dispatch posts; the helpers it
-        // lets in are ordered by the permits themselves.
-        unpack(self.active.load(Ordering::Relaxed))
+        let widths = self.widths();
+        (widths.narrow, widths.wide)
     }
 
-    /// Sets the active widths (at least 1; the wide one at least the narrow one): the next
-    /// dispatches use them, missing helpers start on the next dispatch that needs them, and
-    /// helpers beyond them park once they leave the dispatch they are in. A dispatch in
-    /// flight is not disturbed.
+    /// Sets the active widths, clamped to `1..=MAX_WIDTH` (the wide one at least the narrow
+    /// one): the next dispatches use them, missing helpers start on the next dispatch that
+    /// needs them, and helpers beyond them park once they leave the dispatch they are in. A
+    /// dispatch in flight is not disturbed. The widths are then fixed: readings of the
+    /// machine (the periodic re-check, [`refresh`](Self::refresh)) no longer change them,
+    /// until the next `resize`.
     pub fn resize(&self, width: usize, wide_width: usize) {
-        let width = width.max(1);
-        let wide_width = wide_width.max(width);
-        self.active
-            .store(pack(width, wide_width), Ordering::Relaxed);
+        let narrow = width.clamp(1, MAX_WIDTH);
+        let widths = Widths {
+            narrow,
+            wide: wide_width.clamp(narrow, MAX_WIDTH),
+            fixed: true,
+        };
         let crew = self.crew();
         crew.retry();
         let signal = &crew.shared.signal;
-        signal.resize(wide_width - 1, signal.cpus());
+        signal.resize(|| {
+            self.active.store(widths.pack(), Ordering::Relaxed);
+            Some((widths.wide - 1, signal.cpus()))
+        });
     }
 
     /// Re-reads the CPUs now (allocation-free, as the first reading) and applies what
-    /// changed: the widths follow the policy's count (unless the width was set explicitly),
-    /// the spin budget follows it, and the pool's reading hook (the runtime's arenas) hears
-    /// it. Returns whether anything changed.
+    /// changed: the pool's reading hook (the runtime's arenas) hears it first, the widths
+    /// follow the policy's count (unless they were set explicitly: in the builder, by
+    /// `rayforce.pool.workers` or by [`resize`](Self::resize)), the spin budget follows it,
+    /// and helpers that could not be started before (a thread limit) are tried again.
+    /// Returns whether anything changed.
     pub fn refresh(&self) -> bool {
         self.refresh_from(&cpu::read())
     }
@@ -125,6 +148,8 @@ impl Pool {
     pub fn refresh_from(&self, counts: &CpuCounts) -> bool {
         let follow = &self.follow;
         follow.read_now();
+        // The hook first: helpers this reading lets start bind under the arenas it gives.
+        let hook_changed = follow.on_reading.as_ref().is_some_and(|hook| hook(counts));
         let crew = self.crew();
         let signal = &crew.shared.signal;
         // The spin budget matters only when anything spins.
@@ -133,18 +158,36 @@ impl Pool {
         } else {
             signal.cpus()
         };
-        let widths = follow.widths(counts);
-        let changed = cpus != signal.cpus() || widths.is_some_and(|w| w != self.active());
-        if changed {
-            let (width, wide_width) = widths.unwrap_or_else(|| self.active());
-            self.active
-                .store(pack(width, wide_width), Ordering::Relaxed);
+        let resized = signal.resize(|| {
+            let before = self.widths();
+            let mut after = before;
+            if !before.fixed {
+                (after.narrow, after.wide) = follow.widths(counts);
+            }
+            if after == before && cpus == signal.cpus() {
+                return None;
+            }
+            self.active.store(after.pack(), Ordering::Relaxed);
+            Some((after.wide - 1, cpus))
+        });
+        if resized {
             crew.retry();
-            signal.resize(wide_width - 1, cpus);
             follow.changes.fetch_add(1, Ordering::Relaxed);
         }
-        let hook_changed = follow.on_reading.as_ref().is_some_and(|hook| hook(counts));
-        changed || hook_changed
+        let started = self.retry_missing(crew);
+        resized || started || hook_changed
+    }
+
+    /// Helpers that could not be started (a thread limit) are tried again at every reading,
+    /// so at most every `recheck_ms` on their own; returns whether any started.
+    fn retry_missing(&self, crew: &Crew) -> bool {
+        if crew.failure().is_none() {
+            return false;
+        }
+        crew.retry();
+        let serving = crew.serving();
+        crew.ensure(self.active().0 - 1, self.on_start.as_ref());
+        crew.serving() > serving
     }
 
     /// The crew of this process: after a fork, the child starts a fresh one here.
@@ -354,14 +397,33 @@ impl Drop for Pool {
     }
 }
 
-/// Two widths in one word, `narrow << 32 | wide` (a width is at most 8192).
-fn pack(width: usize, wide_width: usize) -> u64 {
-    (width as u64) << 32 | wide_width as u64
+/// The active widths of a pool, and whether they were set explicitly (in the builder, by
+/// `rayforce.pool.workers`, or by `resize`): fixed widths do not follow readings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Widths {
+    narrow: usize,
+    wide: usize,
+    fixed: bool,
 }
 
-fn unpack(widths: u64) -> (usize, usize) {
-    (
-        (widths >> 32) as usize,
-        (widths & u64::from(u32::MAX)) as usize,
-    )
+impl Widths {
+    const FIXED: u64 = 1 << 63;
+
+    /// One word, `fixed << 63 | narrow << 32 | wide` (each width at most `MAX_WIDTH`).
+    fn pack(self) -> u64 {
+        debug_assert!(
+            self.narrow <= MAX_WIDTH && self.wide <= MAX_WIDTH,
+            "{self:?}"
+        );
+        let fixed = if self.fixed { Self::FIXED } else { 0 };
+        fixed | (self.narrow as u64) << 32 | self.wide as u64
+    }
+
+    fn unpack(word: u64) -> Widths {
+        Widths {
+            narrow: ((word & !Self::FIXED) >> 32) as usize,
+            wide: (word & u64::from(u32::MAX)) as usize,
+            fixed: word & Self::FIXED != 0,
+        }
+    }
 }

@@ -38,7 +38,8 @@ pub(crate) struct Signal {
     cpus: AtomicUsize,
     limits: SpinLimits,
     /// What blocking costs: the mean time from a post to the helper it woke running, in
-    /// ns (the ceiling until measured). No spin window is longer.
+    /// ns (until measured, at most 50 us: `SpinLimits::unmeasured_block_cost_ns`). No spin
+    /// window is longer.
     block_cost_ns: AtomicU64,
 }
 
@@ -57,7 +58,7 @@ impl Signal {
             parked: Condvar::new(),
             cpus: AtomicUsize::new(limits.cpus),
             limits,
-            block_cost_ns: AtomicU64::new(limits.ceiling_ns),
+            block_cost_ns: AtomicU64::new(limits.unmeasured_block_cost_ns()),
         }
     }
 
@@ -110,22 +111,27 @@ impl Signal {
         }
     }
 
-    /// README "Resizing": from now on, helpers up to `active_helpers` take permits and the
-    /// others park once they leave the dispatch they are in; `cpus` is the new spin budget.
-    pub(crate) fn resize(&self, active_helpers: usize, cpus: usize) {
+    /// README "Resizing": runs `apply` under the lock; when it returns `(active_helpers,
+    /// cpus)`, from now on helpers up to `active_helpers` take permits and the others park
+    /// once they leave the dispatch they are in, and `cpus` is the spin budget. Returns
+    /// whether `apply` changed anything. Resizes and readings apply one at a time, so the
+    /// widths a pool stores and the helpers taking permits always agree.
+    pub(crate) fn resize(&self, apply: impl FnOnce() -> Option<(usize, usize)>) -> bool {
+        // Under the lock, so that no helper is between its check and its wait.
+        let _guard = if cfg!(rayforce_loom_broken = "resize_unlocked") {
+            None // deliberately broken: a helper between its check and its wait misses this
+        } else {
+            Some(sync::lock(&self.lock))
+        };
+        let Some((active_helpers, cpus)) = apply() else {
+            return false;
+        };
         self.cpus.store(cpus, Ordering::Relaxed);
         self.active_helpers.store(active_helpers, Ordering::Relaxed);
-        if cfg!(rayforce_loom_broken = "resize_unlocked") {
-            // Deliberately broken: a helper between its check and its wait misses this.
-            self.parked.notify_all();
-            self.helpers.notify_all();
-            return;
-        }
-        // Under the lock, so that no helper is between its check and its wait.
-        let _guard = sync::lock(&self.lock);
         self.parked.notify_all();
         // Sleepers beyond the new width move to the park when they wake.
         self.helpers.notify_all();
+        true
     }
 
     /// The spin budget now.

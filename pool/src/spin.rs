@@ -14,6 +14,13 @@ const LEARNING_SHIFT: u32 = 2;
 /// hundreds of short gaps to forget.
 const GAP_CLAMP_CEILINGS: u64 = 4;
 
+/// What blocking is taken to cost until a kernel wake-up was measured: about the kernel's
+/// wake-up latency (40 us on this project's 2-core VM, tens of microseconds on most
+/// machines). Until then no window is longer, so a large `spin_us` cannot keep a helper
+/// spinning through gaps that one kernel wake-up would serve: the ski-rental bound holds
+/// from the first dispatch, and the measurement then replaces it.
+const UNMEASURED_BLOCK_COST_NS: u64 = 50_000;
+
 /// The pool's spin settings.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SpinLimits {
@@ -35,6 +42,11 @@ impl SpinLimits {
     /// Whether anything spins at all (`spin_us` > 0).
     pub(crate) fn enabled(self) -> bool {
         self.ceiling_ns > 0
+    }
+
+    /// The cost of blocking to assume before any was measured (README "Spinning").
+    pub(crate) fn unmeasured_block_cost_ns(self) -> u64 {
+        self.ceiling_ns.min(UNMEASURED_BLOCK_COST_NS)
     }
 }
 

@@ -15,6 +15,35 @@ mod imp {
         std::hint::spin_loop();
     }
 
+    /// Waits a little, longer as `round` grows: for waits of milliseconds (a pool's build),
+    /// spinning first, then yielding, then sleeping 100 us at a time.
+    pub(crate) fn back_off(round: u32) {
+        match round {
+            0..16 => std::hint::spin_loop(),
+            16..64 => std::thread::yield_now(),
+            _ => std::thread::sleep(std::time::Duration::from_micros(100)),
+        }
+    }
+
+    /// `std::cell::UnsafeCell` with loom's interface: every access is a closure, so that
+    /// loom can check it against the others.
+    #[derive(Debug)]
+    pub(crate) struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+    impl<T> UnsafeCell<T> {
+        pub(crate) const fn new(value: T) -> UnsafeCell<T> {
+            UnsafeCell(std::cell::UnsafeCell::new(value))
+        }
+
+        pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+            f(self.0.get())
+        }
+
+        pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+            f(self.0.get())
+        }
+    }
+
     /// Monotonic time in nanoseconds since the first call in this process.
     pub(crate) fn now_ns() -> u64 {
         static BASE: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
@@ -32,8 +61,15 @@ mod imp {
     pub(crate) use loom::thread;
     pub(crate) use loom::thread_local;
 
+    pub(crate) use loom::cell::UnsafeCell;
+
     /// One iteration of a spin-wait: loom must be told, or it explores the loop forever.
     pub(crate) fn spin_hint() {
+        loom::thread::yield_now();
+    }
+
+    /// A wait of any length is one yield to loom.
+    pub(crate) fn back_off(_round: u32) {
         loom::thread::yield_now();
     }
 

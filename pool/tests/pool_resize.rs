@@ -38,7 +38,7 @@ fn allocations_during(f: impl FnOnce()) -> usize {
     ALLOCATIONS.with(Cell::get) - before
 }
 
-use rayforce_pool::{Pool, SignalState};
+use rayforce_pool::{Pool, SignalState, MAX_WIDTH};
 use rayforce_tunables::cpu::{Count, CpuCounts, Source};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
@@ -228,4 +228,68 @@ fn refreshing_allocates_nothing() {
         pool.refresh();
     });
     assert_eq!(allocations, 0);
+}
+
+#[test]
+fn a_width_set_by_resize_stays_through_readings_and_the_recheck() {
+    let pool = pool_on(4);
+    pool.resize(1, 1);
+    pool.refresh_from(&machine(4)); // the machine as before
+    assert_eq!((pool.width(), pool.wide_width()), (1, 1));
+    pool.refresh_from(&machine(8)); // a larger one
+    assert_eq!((pool.width(), pool.wide_width()), (1, 1));
+    assert_eq!(pool.stats().resizes, 1, "only the spin budget followed");
+
+    // The periodic re-check, on a pool that follows the live machine.
+    let pool = Pool::builder().recheck_ms(1).build().unwrap();
+    pool.resize(1, 1);
+    for _ in 0..20 {
+        std::thread::sleep(Duration::from_millis(2));
+        pool.dispatch(2, |_| ());
+        assert_eq!((pool.width(), pool.wide_width()), (1, 1));
+    }
+    pool.refresh();
+    assert_eq!((pool.width(), pool.wide_width()), (1, 1));
+}
+
+#[test]
+fn widths_beyond_the_bound_are_clamped_by_resize_and_refused_by_the_builder() {
+    let pool = pool_on(2);
+    pool.resize(1, 1 << 32);
+    assert_eq!((pool.width(), pool.wide_width()), (1, MAX_WIDTH));
+    pool.resize(usize::MAX, usize::MAX);
+    assert_eq!((pool.width(), pool.wide_width()), (MAX_WIDTH, MAX_WIDTH));
+    pool.resize(0, 0);
+    assert_eq!((pool.width(), pool.wide_width()), (1, 1));
+    pool.dispatch_wide(4, |_| ());
+
+    let refused = |builder: rayforce_pool::PoolBuilder, named: &str| {
+        let err = builder
+            .build()
+            .err()
+            .expect("an out-of-range setting builds no pool");
+        let message = err.to_string();
+        assert!(message.contains(named), "{message}");
+        assert!(message.contains("at most"), "{message}");
+    };
+    refused(Pool::builder().workers(1 << 33), "workers(8589934592)");
+    refused(Pool::builder().workers(MAX_WIDTH + 1), "workers(8193)");
+    refused(
+        Pool::builder().workers(2).wide_workers(usize::MAX),
+        "wide_workers(",
+    );
+    refused(
+        Pool::builder().workers(2).max_in_flight(1 << 40),
+        "max_in_flight(",
+    );
+    refused(
+        Pool::builder().workers(2).spin_us(u32::MAX),
+        "spin_us(4294967295)",
+    );
+    refused(
+        Pool::builder().workers(2).recheck_ms(u32::MAX),
+        "recheck_ms(4294967295)",
+    );
+    let widest = Pool::builder().workers(1).wide_workers(MAX_WIDTH).build();
+    assert_eq!(widest.unwrap().wide_width(), MAX_WIDTH);
 }

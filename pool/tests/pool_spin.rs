@@ -1,7 +1,9 @@
 //! Spinning, on real threads: back-to-back dispatches are caught by a spinning helper, not
-//! through the kernel; and an idle pool burns nothing: after a dispatch and 50 ms of
-//! quiet, every helper and the caller have blocked, and the process uses under 1 ms of CPU
-//! over the next second. Its own test binary, one test at a time: CPU time is the whole
+//! through the kernel; a large `spin_us` does not keep a core busy between dispatches a
+//! millisecond apart (no window outlasts what blocking costs, measured or, until measured,
+//! bounded); and an idle pool burns nothing: after a dispatch and 50 ms of quiet, every
+//! helper and the caller have blocked, and the process uses under 1 ms of CPU over the
+//! next second. Its own test binary, one test at a time: CPU time is the whole
 //! process's, so nothing else may run beside them.
 #![cfg(not(rayforce_loom))] // real threads
 
@@ -25,10 +27,9 @@ fn process_cpu_time() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
-#[test]
-fn back_to_back_dispatches_are_caught_while_spinning() {
-    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    // A policy count of 4 CPUs: the budget lets the helper spin, whatever this machine has.
+/// A two-wide pool spinning up to `spin_us`, on a policy count of 4 CPUs: the budget lets
+/// the helper spin, whatever this machine has.
+fn spinning_pool(spin_us: u32) -> Pool {
     let count = |value| Count {
         value,
         source: Source::OnlineList,
@@ -40,12 +41,18 @@ fn back_to_back_dispatches_are_caught_while_spinning() {
         physical: count(4),
         quota: None,
     };
-    let pool = Pool::builder()
+    Pool::builder()
         .workers(2)
         .cpu_counts(counts)
-        .spin_us(5_000)
+        .spin_us(spin_us)
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn back_to_back_dispatches_are_caught_while_spinning() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let pool = spinning_pool(5_000);
     for _ in 0..2_000 {
         // Two tasks that wait for each other: every dispatch needs the helper.
         let arrived = AtomicUsize::new(0);
@@ -65,6 +72,28 @@ fn back_to_back_dispatches_are_caught_while_spinning() {
         "back to back, waits end while spinning, not in the kernel: {stats:?}"
     );
     assert!(stats.spin_time > Duration::ZERO, "{stats:?}");
+}
+
+#[test]
+fn a_long_spin_ceiling_does_not_spin_through_millisecond_gaps() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    // 20 ms of ceiling, and a two-task dispatch every millisecond: spinning through each gap
+    // would cost a core; blocking costs one kernel wake-up (tens of microseconds).
+    let pool = spinning_pool(20_000);
+    let started = Instant::now();
+    for _ in 0..400 {
+        pool.dispatch(2, |i| {
+            std::hint::black_box(i);
+        });
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let wall = started.elapsed();
+    let stats = pool.stats();
+    assert!(
+        stats.spin_time < wall / 4,
+        "spun {:?} in {wall:?} of wall time: {stats:?}",
+        stats.spin_time
+    );
 }
 
 #[test]

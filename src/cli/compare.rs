@@ -273,16 +273,25 @@ fn configurations(pools: &[(CpuPolicy, Pool)], baselines: &[Baseline]) -> Vec<Co
 }
 
 pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
+    super::refuse_if_strict(runtime.tunables())?;
     if let Some(rows) = args.rows {
         check_rows(rows)?;
     }
+    if let Some(path) = &args.plot {
+        plot::check_writable(path)
+            .map_err(|e| Failure(format!("--plot {}: {e}", path.display())))?;
+    }
     let sizes = args.sizes();
     let rounds = args.rounds();
-    let policies = if args.policies.is_empty() {
-        CpuPolicy::ALL.to_vec()
-    } else {
-        args.policies.clone()
-    };
+    let mut policies = Vec::new();
+    for &policy in &args.policies {
+        if !policies.contains(&policy) {
+            policies.push(policy); // a repeated flag names the same configuration
+        }
+    }
+    if policies.is_empty() {
+        policies = CpuPolicy::ALL.to_vec();
+    }
     let sizing = runtime.sizing();
     let tunables = sizing.tunables.with_variables();
     let pools = policies

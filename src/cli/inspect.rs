@@ -32,6 +32,7 @@ fn parse_cpu_list(list: &str) -> Result<Box<CpuSet>, String> {
 }
 
 pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
+    super::refuse_if_strict(runtime.tunables())?;
     if let Some(dir) = &args.sysfs_root {
         let cpu_dir = dir.join("sys/devices/system/cpu");
         if !dir.is_dir() {

@@ -9,7 +9,7 @@ mod tunables;
 mod workloads;
 
 use clap::{Parser, Subcommand};
-use rayforce_rt::Runtime;
+use rayforce_rt::{Runtime, Tunables};
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -37,6 +37,18 @@ enum Command {
 
 /// A failure to report: one line, exit code 2.
 pub(crate) struct Failure(pub String);
+
+/// With `rayforce.tunables.strict=1` and any invalid tunable: every diagnostic on stderr,
+/// and the strict-mode failure. Every subcommand stops on it (`tunables` after its listing,
+/// the others before they run).
+pub(crate) fn refuse_if_strict(tunables: &Tunables) -> Result<(), Failure> {
+    tunables.check_strict().map_err(|err| {
+        for d in tunables.diagnostics().iter() {
+            eprintln!("rayforce-rt: {d}");
+        }
+        Failure(err.to_string())
+    })
+}
 
 /// Parses `args` and runs the command; `engine` is this process's allocator.
 pub(crate) fn run(

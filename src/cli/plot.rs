@@ -18,6 +18,21 @@ pub(crate) struct Bar<'a> {
     pub(crate) cpu: Spread,
 }
 
+/// Whether the chart could be written to `path`, checked before a run that takes seconds:
+/// opens it for writing, and removes it again if it did not exist.
+pub(crate) fn check_writable(path: &Path) -> std::io::Result<()> {
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    if !existed {
+        std::fs::remove_file(path)?;
+    }
+    Ok(())
+}
+
 /// Writes the chart of `bars` (in workload order) to `path`.
 pub(crate) fn write(path: &Path, bars: &[Bar<'_>]) -> Result<(), Box<dyn std::error::Error>> {
     let mut workloads: Vec<&str> = Vec::new();

@@ -22,12 +22,7 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
     } else {
         print_table(tunables);
     }
-    tunables.check_strict().map_err(|err| {
-        for d in tunables.diagnostics().iter() {
-            eprintln!("rayforce-rt: {d}");
-        }
-        Failure(err.to_string())
-    })
+    super::refuse_if_strict(tunables)
 }
 
 /// A value as an operator writes it: a word, 0/1, a number, or `auto`.

@@ -72,8 +72,14 @@ pub struct Tunable {
 /// The namespace every name starts with.
 pub const NAMESPACE: &str = "rayforce.";
 
-/// The pool width is bounded by the kernel's CPU limit.
-const MAX_WIDTH: u64 = crate::cpu::MAX_CPUS as u64;
+/// The most participants a pool can have, the caller included: the kernel's CPU limit.
+pub const MAX_WIDTH: u64 = crate::cpu::MAX_CPUS as u64;
+
+/// The longest spin window, in microseconds: a tenth of a second of one core.
+pub const MAX_SPIN_US: u64 = 100_000;
+
+/// The longest re-check period and purge delay, in milliseconds: an hour.
+pub const MAX_DELAY_MS: u64 = 3_600_000;
 
 /// The most allocator arenas: the allocator keeps a fixed table of this many (no
 /// allocation to grow it), and more than a thousand heaps only strand memory.
@@ -117,7 +123,7 @@ pub static TABLE: [Tunable; COUNT] = [
         name: "rayforce.cpu.recheck_ms",
         kind: Kind::Unsigned {
             min: 0,
-            max: 3_600_000,
+            max: MAX_DELAY_MS,
         },
         default: Some(DEFAULT_RECHECK_MS),
         description: "re-read the CPUs at most this often, at dispatch start (0: never)",
@@ -147,7 +153,7 @@ pub static TABLE: [Tunable; COUNT] = [
         name: "rayforce.malloc.purge_delay_ms",
         kind: Kind::Unsigned {
             min: 0,
-            max: 3_600_000,
+            max: MAX_DELAY_MS,
         },
         default: None,
         description: "return freed memory to the system after this many ms (lower: less resident memory, more page faults on reuse; auto: mimalloc's, 1000)",
@@ -158,7 +164,7 @@ pub static TABLE: [Tunable; COUNT] = [
         name: "rayforce.malloc.thp",
         kind: Kind::Bool,
         default: None,
-        description: "back memory with transparent huge pages (1: fewer TLB misses on big data, 0: less resident memory when small blocks churn; auto: mimalloc's, 1)",
+        description: "ask for transparent huge pages (1: fewer TLB misses on big data, 0: less resident memory when small blocks churn; auto: mimalloc's, 1); the allocator's memory only, so under the kernel's THP mode always the kernel still gives them",
         variable: "RAYFORCE_THP",
     },
     Tunable {
@@ -177,10 +183,10 @@ pub static TABLE: [Tunable; COUNT] = [
         name: "rayforce.pool.spin_us",
         kind: Kind::Unsigned {
             min: 0,
-            max: 100_000,
+            max: MAX_SPIN_US,
         },
         default: Some(DEFAULT_SPIN_US),
-        description: "ceiling of an idle pool thread's adaptive spin, in us (0: block at once)",
+        description: "ceiling of an idle pool thread's adaptive spin, in us (0: block at once); no spin outlasts a kernel wake-up's measured cost (50 us until measured)",
         variable: "RAYFORCE_SPIN_US",
     },
     Tunable {

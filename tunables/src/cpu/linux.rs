@@ -127,15 +127,25 @@ fn read_schedulable(
     (set, Count::exact(value, source))
 }
 
-/// This process's affinity mask, or `None` if the kernel refused.
+/// This process's affinity mask: its main thread's (`taskset -p PID` sets it, and threads
+/// inherit it), read the same from every thread, so that one thread pinning itself changes
+/// no count. The calling thread's if the main thread's cannot be read (it exited); `None`
+/// if the kernel refused both.
 fn process_affinity() -> Option<CpuSet> {
+    // SAFETY: getpid has no preconditions; the process id is its main thread's id.
+    let main_thread = unsafe { libc::getpid() };
+    thread_affinity(main_thread).or_else(|| thread_affinity(0))
+}
+
+/// Thread `tid`'s affinity mask (0: the calling thread's).
+fn thread_affinity(tid: libc::pid_t) -> Option<CpuSet> {
     let mut mask = CpuSet::new();
     let words = mask.as_mut_words();
     // SAFETY: `words` is a writable buffer of exactly the size we pass, laid out as the
     // kernel's mask (an array of machine words, CPU n at bit n % 64 of word n / 64).
     let rc = unsafe {
         libc::sched_getaffinity(
-            0,
+            tid,
             core::mem::size_of_val(words),
             words.as_mut_ptr().cast::<libc::cpu_set_t>(),
         )

@@ -45,7 +45,8 @@ pub enum Source {
     CpuDirectories,
     /// `sysconf(_SC_NPROCESSORS_ONLN)`.
     Sysconf,
-    /// The process affinity mask (`sched_getaffinity`), intersected with online.
+    /// The process affinity mask (`sched_getaffinity` of the main thread, whichever thread
+    /// reads it), intersected with online.
     ProcessAffinity,
     /// An affinity given by the caller, intersected with online.
     GivenAffinity,
@@ -222,7 +223,9 @@ impl<'a> SysRoot<'a> {
 /// Which CPUs count as schedulable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Affinity<'a> {
-    /// This process's affinity mask.
+    /// This process's affinity mask: its main thread's, as `taskset -p PID` sets it and as
+    /// every thread inherits it, whichever thread reads it (a thread that narrowed its own
+    /// mask does not narrow the count); the calling thread's if the main thread exited.
     Process,
     /// Every online CPU of the root (for reading a dump of another machine).
     AllOnline,
