@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
-"""Counts instructions per allocation, free and realloc for RayAlloc and raw mimalloc under
-valgrind's callgrind (instructions are what this noisy machine's clock cannot settle).
+"""Counts instructions under valgrind's callgrind (instructions are what this noisy
+machine's clock cannot settle), for the allocator or for the pool's dispatch.
 
-Runs the alloc bench's instruction-count child (`RAYFORCE_ALLOC_BENCH_INSTRUCTIONS`):
-single-threaded larson steps over 1000 slots of 16..1024 B, each a free and an allocation
-(pair) or one realloc, through `#[inline(never)]` functions whose inclusive cost callgrind
-reports. Each count is the difference between 200,000 and 100,000 steps, over 100,000, so
-set-up and tear-down cancel.
+alloc: per allocation, free and realloc for RayAlloc and raw mimalloc. Runs the alloc
+bench's instruction-count child (`RAYFORCE_ALLOC_BENCH_INSTRUCTIONS`): single-threaded
+larson steps over 1000 slots of 16..1024 B, each a free and an allocation (pair) or one
+realloc, through `#[inline(never)]` functions whose inclusive cost callgrind reports.
 
-    python3 benches/instructions.py          (needs valgrind; builds the bench first)
+pool: per empty two-task dispatch on the caller (`RAYFORCE_POOL_BENCH_INSTRUCTIONS`):
+`counted_dispatch`'s inclusive cost, less what waiting costs, which depends on how
+callgrind's one-thread-at-a-time scheduling interleaves the helper: the kernel wake-ups a
+post pays (`notify_one`, and the lock it takes) and the caller's wait for its helper
+(`wait_for_quiet`). Also the helper's side: its loop's instructions per permit taken.
+
+Each count is the difference between two runs (200,000 and 100,000 steps), over the
+difference in steps, so set-up and tear-down cancel.
+
+    python3 benches/instructions.py [alloc|pool]   (needs valgrind; builds the bench first)
 """
 import json
 import os
@@ -20,29 +28,30 @@ import tempfile
 STEPS = (100_000, 200_000)
 
 
-def bench_binary():
+def bench_binary(bench):
     out = subprocess.run(
-        ["cargo", "bench", "--bench", "alloc", "--no-run", "--message-format=json"],
+        ["cargo", "bench", "--bench", bench, "--no-run", "--message-format=json"],
         check=True, capture_output=True, text=True).stdout
     for line in out.splitlines():
         message = json.loads(line)
         if message.get("reason") == "compiler-artifact" and message.get("executable") \
-                and message["target"]["name"] == "alloc":
+                and message["target"]["name"] == bench:
             return message["executable"]
-    sys.exit("no alloc bench executable in cargo's output")
+    sys.exit(f"no {bench} bench executable in cargo's output")
 
 
-def inclusive(binary, allocator, op, steps):
-    """Inclusive instructions of the calls to each counted function, and the program total,
-    read from callgrind's output file (each `calls=` line is followed by the call's cost)."""
+def inclusive(binary, env, patterns):
+    """Inclusive instructions of the calls to each function whose name matches one of
+    `patterns` (by the first group of the match; a pattern may name the caller too, as
+    `caller>callee`), and the program total, read from callgrind's output file (each
+    `calls=` line is followed by the call's cost)."""
     with tempfile.TemporaryDirectory() as tmp:
         out_file = os.path.join(tmp, "callgrind.out")
-        env = dict(os.environ, RAYFORCE_ALLOC_BENCH_INSTRUCTIONS=f"{allocator}:{op}:{steps}")
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
-                        binary], check=True, env=env, capture_output=True)
+                        binary], check=True, env=dict(os.environ, **env), capture_output=True)
         with open(out_file) as out:
             lines = out.read().splitlines()
-    names, target, costs = {}, "", {}
+    names, caller, target, costs = {}, "", "", {}
     for i, line in enumerate(lines):
         named = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line)
         if named:
@@ -50,31 +59,54 @@ def inclusive(binary, allocator, op, steps):
                 names[named.group(1)] = named.group(2)
             if line.startswith("cfn="):
                 target = names.get(named.group(1), "")
+            else:
+                caller = names.get(named.group(1), "")
         elif line.startswith("calls="):
-            counted = re.search(r"counted_\w+", target)
-            if counted:
-                cost = int(lines[i + 1].split()[1])
-                costs[counted.group(0)] = costs.get(counted.group(0), 0) + cost
+            cost = int(lines[i + 1].split()[1])
+            for label, pattern in patterns.items():
+                callee_pattern = pattern.split(">")[-1]
+                if re.search(callee_pattern, target) and (
+                        ">" not in pattern or re.search(pattern.split(">")[0], caller)):
+                    costs[label] = costs.get(label, 0) + cost
         elif line.startswith("totals:") or line.startswith("summary:"):
             costs["PROGRAM TOTALS"] = int(line.split()[1])
     return costs
 
 
-def per_step(binary, allocator, op):
-    low, high = (inclusive(binary, allocator, op, steps) for steps in STEPS)
+def per_step(binary, env_for, patterns):
+    low, high = (inclusive(binary, env_for(steps), patterns) for steps in STEPS)
     span = STEPS[1] - STEPS[0]
     return {name: (high[name] - low.get(name, 0)) / span for name in high}
 
 
-def main():
-    binary = bench_binary()
+def pool():
+    binary = bench_binary("pool")
+    patterns = {
+        "dispatch": r"counted_dispatch",
+        "wake-ups": r"Signal::post>(notify_one|lock|futex|MutexGuard)",
+        "waiting": r"Signal::wait_for_quiet",
+    }
+    env_for = lambda steps: {"RAYFORCE_POOL_BENCH_INSTRUCTIONS": str(steps)}
+    steps = per_step(binary, env_for, patterns)
+    caller = steps["dispatch"] - steps.get("wake-ups", 0) - steps.get("waiting", 0)
+    print(f"caller, per empty two-task dispatch: {caller:.1f} instructions "
+          f"(counted_dispatch {steps['dispatch']:.1f}, less kernel wake-ups "
+          f"{steps.get('wake-ups', 0):.1f} and waiting for the helper "
+          f"{steps.get('waiting', 0):.1f})")
+
+
+def alloc():
+    binary = bench_binary("alloc")
     rows = [("allocation", "pair", "counted_alloc"), ("free", "pair", "counted_free"),
             ("allocate-and-free pair", "pair", "counted_pair"),
             ("realloc", "realloc", "counted_realloc")]
     counts = {}
+    patterns = {name: name for name in ("counted_alloc", "counted_free", "counted_realloc")}
     for allocator in ("rayalloc", "mimalloc"):
         for op in ("pair", "realloc"):
-            steps = per_step(binary, allocator, op)
+            env_for = lambda steps: {
+                "RAYFORCE_ALLOC_BENCH_INSTRUCTIONS": f"{allocator}:{op}:{steps}"}
+            steps = per_step(binary, env_for, patterns)
             if op == "pair":
                 steps["counted_pair"] = steps["counted_alloc"] + steps["counted_free"]
             counts[allocator, op] = steps
@@ -89,4 +121,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    {"alloc": alloc, "pool": pool}[sys.argv[1] if len(sys.argv) > 1 else "alloc"]()

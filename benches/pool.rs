@@ -1,6 +1,8 @@
 //! The pool against rayon (same width), serial code and `std::thread::scope`, in wall time
-//! and in process CPU time, in one run: empty-dispatch round trip by width (and with the
-//! periodic CPU re-check off and on), alternating
+//! and in process CPU time, in one run: empty-dispatch round trip by width, against the
+//! hardware's own round trip (one atomic handed back and forth between two spinning
+//! threads), and with the periodic CPU re-check off and on; the N-body shape (two short
+//! regions per step, back to back); alternating
 //! narrow and wide dispatches, a parallel sum of 64M u64; the task-size sweep (two tasks of
 //! 5 us to 1 ms per dispatch, back to back and bursty); fine-grained dispatch (1e3 to 1e7
 //! tiny tasks) and uneven tasks. Every benchmark builds its pools itself and lets them
@@ -10,14 +12,15 @@
 
 mod common;
 
+use common::nbody::Bodies;
 use common::work::{rounds_per_us, take_tiny_sum, tiny, Task};
 use common::{settle, small_task, ProcessCpuTime};
 use criterion::measurement::{Measurement, WallTime};
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
+use criterion::{criterion_group, BenchmarkGroup, BenchmarkId, Criterion};
 use rayforce_pool::Pool;
 use rayon::prelude::*;
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 const WIDTHS: [usize; 2] = [2, 4];
@@ -41,6 +44,7 @@ fn rayon_pool(width: usize) -> rayon::ThreadPool {
 /// Empty dispatch of `width` tasks, called from outside the pool.
 fn round_trip<M: Measurement>(c: &mut Criterion<M>, label: &str) {
     let mut group = c.benchmark_group(format!("round_trip_{label}"));
+    ping_pong(&mut group);
     for width in WIDTHS {
         let pool = our_pool(width);
         group.bench_function(BenchmarkId::new("rayforce", width), |b| {
@@ -76,6 +80,38 @@ fn round_trip<M: Measurement>(c: &mut Criterion<M>, label: &str) {
         });
     }
     group.finish();
+}
+
+/// The physical limit of a round trip between two cores: one atomic handed back and forth
+/// between this thread and a spinning partner (each round trip: this thread writes an odd
+/// value, the partner answers with the next even one).
+fn ping_pong<M: Measurement>(group: &mut BenchmarkGroup<'_, M>) {
+    let ball = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                let seen = ball.load(Ordering::Acquire);
+                if seen % 2 == 1 {
+                    ball.store(seen + 1, Ordering::Release);
+                }
+                std::hint::spin_loop();
+            }
+        });
+        let mut value = 0;
+        group.bench_function(BenchmarkId::new("atomic_ping_pong", 2), |b| {
+            b.iter(|| {
+                value += 1;
+                ball.store(value, Ordering::Release);
+                value += 1;
+                while ball.load(Ordering::Acquire) != value {
+                    std::hint::spin_loop();
+                }
+            })
+        });
+        stop.store(true, Ordering::Relaxed);
+    });
+    settle();
 }
 
 /// The cost of following the machine: the empty round trip at width 2 with the periodic
@@ -419,12 +455,81 @@ fn uneven<M: Measurement>(c: &mut Criterion<M>, label: &str) {
     group.finish();
 }
 
+/// Body counts of the N-body shape: 24 bodies take about the 1.2 us of forces that the
+/// issue measured for 32 there; 16 and 24 sweep below the sizes it named.
+const BODIES: [usize; 5] = [16, 24, 32, 64, 128];
+
+/// The N-body shape: each iteration is one step, two regions of one contiguous block per
+/// participant. Serial code; the pool; rayon with the whole loop inside one `install`, its
+/// strongest form (`join` of the two blocks). Before timing, ten steps of each are checked
+/// equal, bit for bit, to ten serial steps.
+fn nbody<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, pick_cpu: bool) {
+    let width = 2;
+    let mut group = c.benchmark_group(format!("nbody_{label}"));
+    // (wall, process CPU) of `iters` steps of `step`.
+    let steps = |iters: u64, step: &dyn Fn()| {
+        let cpu_start = rayforce_rt::process_cpu_time();
+        let start = Instant::now();
+        (0..iters).for_each(|_| step());
+        let (wall, cpu) = (start.elapsed(), rayforce_rt::process_cpu_time() - cpu_start);
+        if pick_cpu {
+            cpu
+        } else {
+            wall
+        }
+    };
+    for n in BODIES {
+        let pool = our_pool(width);
+        let rayon = rayon_pool(width);
+        let pool_step = |bodies: &Bodies| {
+            pool.dispatch(width, |t| bodies.forces(bodies.block(t, width)));
+            pool.dispatch(width, |t| bodies.integrate(bodies.block(t, width)));
+        };
+        let rayon_step = |bodies: &Bodies| {
+            let (a, b) = (bodies.block(0, width), bodies.block(1, width));
+            rayon::join(|| bodies.forces(a.clone()), || bodies.forces(b.clone()));
+            rayon::join(|| bodies.integrate(a), || bodies.integrate(b));
+        };
+        let serial_step = |bodies: &Bodies| {
+            bodies.forces(0..bodies.len());
+            bodies.integrate(0..bodies.len());
+        };
+        let ten_steps = |step: &(dyn Fn(&Bodies) + Sync)| {
+            let bodies = Bodies::new(n);
+            (0..10).for_each(|_| step(&bodies));
+            bodies.snapshot()
+        };
+        let expected = ten_steps(&serial_step);
+        assert_eq!(ten_steps(&pool_step), expected, "pool, {n} bodies");
+        let on_rayon = rayon.install(|| ten_steps(&rayon_step));
+        assert_eq!(on_rayon, expected, "rayon, {n} bodies");
+
+        let bodies = Bodies::new(n);
+        settle();
+        group.bench_function(BenchmarkId::new("serial", n), |b| {
+            b.iter_custom(|iters| steps(iters, &|| serial_step(&bodies)))
+        });
+        group.bench_function(BenchmarkId::new("rayforce", n), |b| {
+            b.iter_custom(|iters| steps(iters, &|| pool_step(&bodies)))
+        });
+        drop(pool);
+        settle();
+        group.bench_function(BenchmarkId::new("rayon", n), |b| {
+            b.iter_custom(|iters| rayon.install(|| steps(iters, &|| rayon_step(&bodies))))
+        });
+        drop(rayon);
+        settle();
+    }
+    group.finish();
+}
+
 fn sum_data() -> Vec<u64> {
     (0..SUM_LEN as u64).collect()
 }
 
 fn wall(c: &mut Criterion<WallTime>) {
     round_trip(c, "wall");
+    nbody(c, "wall", false);
     following(c, "wall");
     alternating(c, "wall");
     parallel_sum(c, "wall", &sum_data());
@@ -437,6 +542,7 @@ fn wall(c: &mut Criterion<WallTime>) {
 
 fn cpu(c: &mut Criterion<ProcessCpuTime>) {
     round_trip(c, "cpu");
+    nbody(c, "cpu", true);
     following(c, "cpu");
     alternating(c, "cpu");
     parallel_sum(c, "cpu", &sum_data());
@@ -445,6 +551,23 @@ fn cpu(c: &mut Criterion<ProcessCpuTime>) {
     several_callers(c, "cpu", true);
     fine_grained(c, "cpu");
     uneven(c, "cpu");
+}
+
+/// Child for `benches/instructions.py pool`: `dispatches` empty two-task dispatches on a
+/// two-wide pool through `counted_dispatch`, whose inclusive instructions callgrind reports
+/// per call. The helper may spin as long as a pool lets it (`spin_us` at its maximum).
+fn instructions_child(dispatches: u64) {
+    let pool = Pool::builder().workers(2).spin_us(100_000).build().unwrap();
+    for _ in 0..dispatches {
+        counted_dispatch(&pool);
+    }
+}
+
+#[inline(never)]
+fn counted_dispatch(pool: &Pool) {
+    pool.dispatch(2, |i| {
+        black_box(i);
+    });
 }
 
 criterion_group! {
@@ -457,4 +580,12 @@ criterion_group! {
     config = Criterion::default().with_measurement(ProcessCpuTime).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     targets = cpu
 }
-criterion_main!(wall_time, cpu_time);
+
+fn main() {
+    if let Ok(dispatches) = std::env::var("RAYFORCE_POOL_BENCH_INSTRUCTIONS") {
+        return instructions_child(dispatches.parse().expect("a dispatch count"));
+    }
+    wall_time();
+    cpu_time();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -4,7 +4,7 @@
 
 use crate::signal::Signal;
 use crate::spin::SpinLimits;
-use crate::stats::{Counters, StartFailure};
+use crate::stats::{CounterSet, StartFailure};
 use crate::sync::{self, thread, Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
 use crate::worker;
 
@@ -16,7 +16,7 @@ pub(crate) type ThreadStart = Arc<Box<dyn Fn(usize) + Send + Sync>>;
 /// What the caller and the helpers share.
 pub(crate) struct Shared {
     pub(crate) signal: Signal,
-    pub(crate) counters: Counters,
+    pub(crate) counters: CounterSet,
     /// The fork generation (`fork.rs`) this crew's helpers run in.
     pub(crate) generation: u64,
     /// Where helpers with a start hook report that it returned.
@@ -71,7 +71,7 @@ impl Crew {
         let crew = Crew {
             shared: Arc::new(Shared {
                 signal: Signal::new(limits, slots, active_helpers),
-                counters: Counters::new(),
+                counters: CounterSet::new(),
                 generation,
                 startup: Startup {
                     state: Mutex::new(StartState::default()),
@@ -96,9 +96,10 @@ impl Crew {
             let index = threads.len() + 1;
             let shared = Arc::clone(&self.shared);
             let hook = on_start.cloned();
+            let counters = self.shared.counters.for_new_helper();
             match thread::Builder::new()
                 .name(format!("rayforce-{index}"))
-                .spawn(move || worker::run(&shared, index, hook))
+                .spawn(move || worker::run(&shared, index, hook, &counters))
             {
                 Ok(handle) => threads.push(handle),
                 Err(err) => {

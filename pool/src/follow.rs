@@ -20,7 +20,7 @@ pub(crate) struct Follow {
     pub(crate) wide: bool,
     /// Re-read at most this often, at dispatch start; 0 never re-reads on its own.
     recheck_ns: u64,
-    /// When the next automatic re-read is due (`sync::now_ns`).
+    /// When the next automatic re-read is due (`sync::coarse_now_ns`).
     next_check_ns: AtomicU64,
     /// When the last reading was taken (`sync::now_ns`).
     read_at_ns: AtomicU64,
@@ -38,27 +38,28 @@ impl Follow {
         on_reading: Option<ReadingHook>,
     ) -> Follow {
         let recheck_ns = u64::from(recheck_ms) * 1_000_000;
-        let now = sync::now_ns();
+        let due = sync::coarse_now_ns().saturating_add(recheck_ns);
         Follow {
             policy,
             cap,
             wide,
             recheck_ns,
-            next_check_ns: AtomicU64::new(now.saturating_add(recheck_ns)),
-            read_at_ns: AtomicU64::new(now),
+            next_check_ns: AtomicU64::new(due),
+            read_at_ns: AtomicU64::new(sync::now_ns()),
             changes: AtomicU64::new(0),
             on_reading,
         }
     }
 
-    /// Whether an automatic re-read is due at `now` (`sync::now_ns`, read by the dispatch
-    /// anyway to time its first chunk); the one caller that sees it due first takes it (the
-    /// others go on with their dispatch). One load and one comparison when nothing is due.
+    /// Whether an automatic re-read is due now; the one caller that sees it due first takes
+    /// it (the others go on with their dispatch). A read of the coarse clock, one load and
+    /// one comparison when nothing is due.
     #[inline]
-    pub(crate) fn due(&self, now: u64) -> bool {
+    pub(crate) fn due(&self) -> bool {
         if self.recheck_ns == 0 {
             return false;
         }
+        let now = sync::coarse_now_ns();
         let next = self.next_check_ns.load(Ordering::Relaxed);
         // Relaxed: the check orders nothing; the CAS only makes one caller take it.
         now >= next

@@ -29,6 +29,7 @@ mod imp {
     }
 
     /// The current generation: 0 in the original process, one more in each child.
+    #[inline]
     pub(crate) fn generation() -> u64 {
         GENERATION.load(Ordering::Relaxed)
     }

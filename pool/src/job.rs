@@ -1,10 +1,11 @@
-//! `Job`: one dispatch's state, on the caller's stack: the type-erased closure, the claim
-//! cursor, the count of unfinished tasks, and the first panic. Participants claim tasks in
-//! chunks that adapt to the tasks' cost and shrink toward the end (README "Claiming").
+//! `Job`: what a participant needs to run one dispatch's tasks (the type-erased closure and
+//! the task count), copied into the dispatch's slot so that a helper reads it from the line
+//! it attached on; tasks are claimed from a cursor there, in chunks that adapt to the tasks'
+//! cost and shrink toward the end (README "Claiming"). `Panics` keeps a dispatch's first
+//! panic for its caller.
 
 use crate::sync::{self, AtomicPtr, AtomicUsize, Ordering};
 use crate::unwind::{self, Panic};
-use crossbeam_utils::CachePadded;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
@@ -14,45 +15,61 @@ use std::ptr;
 /// the participant that ends last waits for at most about this long.
 const CHUNK_TARGET_NS: u64 = 20_000;
 
-/// One dispatch. Lives on the dispatching caller's stack.
+/// Runs a range of tasks of the closure behind the pointer, handing panics to `Panics`.
+pub(crate) type RunRange = unsafe fn(*const (), Range<usize>, &Panics);
+
+/// One dispatch's tasks, as every participant sees them.
 ///
 /// # Safety
-/// `data` points to the caller's closure, valid until the dispatch returns. Helpers reach
-/// the job only between attaching and detaching, and the caller returns only after every
-/// helper detached (README "Completion"), so no helper sees a dangling `data`.
+/// `data` points to the caller's closure, valid until the dispatch returns. A participant
+/// dereferences it only to run tasks it claimed, while attached to the dispatch's slot, and
+/// the caller returns only after every helper detached (README "Completion"), so no helper
+/// sees a dangling `data`.
+#[derive(Clone, Copy)]
 pub(crate) struct Job {
-    run: unsafe fn(*const (), Range<usize>, &Job),
-    data: *const (),
-    n_tasks: usize,
+    pub(crate) run: RunRange,
+    pub(crate) data: *const (),
+    pub(crate) n_tasks: usize,
     /// Participants the dispatch may have: the caller and the helpers it posted permits to.
-    participants: usize,
+    pub(crate) participants: usize,
     /// The largest chunk: the cursor, which each participant's last claim may carry past
     /// `n_tasks`, then stays below `usize::MAX`.
-    max_chunk: usize,
-    /// The next task index to claim (`>= n_tasks` once all are claimed). Its own cache
-    /// line: every participant writes it, and nothing else should move with it.
-    next: CachePadded<AtomicUsize>,
-    /// Tasks not yet finished; its own cache line too.
-    pending: CachePadded<AtomicUsize>,
-    /// The first panic, boxed once more to fit a thin pointer; null if none. Lock-free, so
-    /// a child forked while a helper held it cannot find it locked (README "Fork").
-    panic: AtomicPtr<Panic>,
-    /// Under loom: written by the caller when the dispatch returns, read by every access to
-    /// the job, so a helper touching a finished dispatch is a detected data race.
+    pub(crate) max_chunk: usize,
+    /// Under loom: the caller's liveness cell (see [`Liveness`]).
+    #[cfg(rayforce_loom)]
+    pub(crate) alive: *const Liveness,
+}
+
+/// Under loom, a cell on the dispatching caller's stack that the caller writes when the
+/// dispatch returns and every participant reads before each claim, so a helper touching a
+/// finished dispatch is a detected data race. Nothing outside loom.
+pub(crate) struct Liveness {
     #[cfg(rayforce_loom)]
     alive: loom::cell::UnsafeCell<bool>,
 }
 
-// SAFETY: `data` points to an `F: Sync`, only ever called through `&F`; the other fields
-// are thread-safe. Lifetimes are enforced by the protocol (see the struct's `# Safety`).
-unsafe impl Sync for Job {}
+impl Liveness {
+    pub(crate) fn new() -> Liveness {
+        Liveness {
+            #[cfg(rayforce_loom)]
+            alive: loom::cell::UnsafeCell::new(true),
+        }
+    }
+
+    /// The dispatch returns: under loom, the write every late read races with.
+    pub(crate) fn end(&self) {
+        // SAFETY: every helper has detached (README "Completion"); loom checks that.
+        #[cfg(rayforce_loom)]
+        self.alive.with_mut(|alive| unsafe { *alive = false });
+    }
+}
 
 /// Runs tasks `range` of the closure behind `data`. A panicking task is caught and handed
-/// to `job` (the first is kept); the rest of the range still runs.
+/// to `panics` (the first is kept); the rest of the range still runs.
 ///
 /// # Safety
 /// `data` must point to a live `F`.
-unsafe fn run_range<F: Fn(usize) + Sync>(data: *const (), range: Range<usize>, job: &Job) {
+unsafe fn run_range<F: Fn(usize) + Sync>(data: *const (), range: Range<usize>, panics: &Panics) {
     // SAFETY: the caller guarantees `data` is a live `F`.
     let f = unsafe { &*data.cast::<F>() };
     let mut next = range.start;
@@ -65,111 +82,154 @@ unsafe fn run_range<F: Fn(usize) + Sync>(data: *const (), range: Range<usize>, j
             }
         }));
         if let Err(payload) = outcome {
-            job.keep_first(payload);
+            panics.keep_first(payload);
         }
     }
 }
 
+// SAFETY: `data` points to an `F: Sync`, only ever called through `&F`; lifetimes are
+// enforced by the protocol (see the struct's `# Safety`).
+unsafe impl Send for Job {}
+
 impl Job {
-    /// A job of `n_tasks` calls of `f`, for up to `participants` participants.
-    pub(crate) fn new<F: Fn(usize) + Sync>(f: &F, n_tasks: usize, participants: usize) -> Job {
+    /// A job of `n_tasks` calls of `f`, for up to `participants` participants; `alive` is
+    /// the caller's, on its stack for the dispatch's length.
+    pub(crate) fn new<F: Fn(usize) + Sync>(
+        f: &F,
+        n_tasks: usize,
+        participants: usize,
+        #[cfg_attr(not(rayforce_loom), allow(unused_variables))] alive: &Liveness,
+    ) -> Job {
         Job {
             run: run_range::<F>,
             data: (f as *const F).cast(),
             n_tasks,
             participants: participants.max(1),
-            max_chunk: (usize::MAX - n_tasks) / participants.max(1),
-            next: CachePadded::new(AtomicUsize::new(0)),
-            pending: CachePadded::new(AtomicUsize::new(n_tasks)),
-            panic: AtomicPtr::new(ptr::null_mut()),
+            max_chunk: max_chunk(n_tasks, participants.max(1)),
             #[cfg(rayforce_loom)]
-            alive: loom::cell::UnsafeCell::new(true),
+            alive,
         }
     }
 
-    /// Claims and runs chunks of tasks until none is left, or until `stop()` says to claim
-    /// no more; returns how many tasks this participant ran. `now` is `sync::now_ns()`, read
-    /// just before. Panics are caught where they happen (README "Panics").
-    pub(crate) fn work(&self, now: u64, stop: impl Fn() -> bool) -> usize {
+    /// Runs `tasks`, which this participant owns (its first task, or every task of an
+    /// inline dispatch); panics go to `panics`.
+    #[inline]
+    pub(crate) fn run(&self, tasks: Range<usize>, panics: &Panics) {
+        #[cfg(rayforce_loom)]
+        self.assert_alive();
+        // SAFETY: the closure is live while a participant holds tasks of it (struct
+        // `# Safety`; for the caller, its caller holds it).
+        unsafe { (self.run)(self.data, tasks, panics) };
+    }
+
+    /// Claims and runs chunks of the tasks beyond the participants' first ones (from
+    /// `participants` on, README "Claiming") from `cursor` until none is left, or until
+    /// `stop()` says to claim no more; returns how many tasks this participant ran.
+    /// `claimed_last` runs once, right after a claim that took the last task (the caller
+    /// withdraws the dispatch's permits there). Panics go to `panics` (README "Panics").
+    pub(crate) fn work(
+        &self,
+        cursor: &AtomicUsize,
+        panics: &Panics,
+        stop: impl Fn() -> bool,
+        mut claimed_last: impl FnMut(),
+    ) -> usize {
+        // Only with more than two claimable tasks per participant can a chunk be more than
+        // one task (`claim`'s cap): below that, chunks are single tasks and no decision
+        // needs the clock.
+        let claimable = self.n_tasks.saturating_sub(self.participants);
+        if claimable <= 2 * self.participants {
+            return self.work_one_at_a_time(cursor, panics, stop, claimed_last);
+        }
+        let mut clock = sync::now_ns();
         let mut ran = 0;
         let mut chunk = 1;
-        let mut seen_left = self.n_tasks;
-        let mut clock = now;
+        let mut seen_left = claimable;
         loop {
             #[cfg(rayforce_loom)]
             self.assert_alive();
             if stop() {
                 return ran;
             }
-            let tasks = self.claim(chunk, &mut seen_left);
+            let tasks = self.claim(cursor, chunk, &mut seen_left);
             if tasks.is_empty() {
                 return ran;
             }
+            if tasks.end == self.n_tasks {
+                claimed_last();
+            }
             let len = tasks.len();
-            // SAFETY: the job is live while we work on it (struct `# Safety`).
-            unsafe { (self.run)(self.data, tasks, self) };
+            self.run(tasks, panics);
             ran += len;
             let now = sync::now_ns();
             chunk = next_chunk(len, now.saturating_sub(clock));
             clock = now;
-            // Release: pairs with the Acquire load in `finished`, so every task's effects
-            // happen-before the caller sees the count reach zero.
-            self.pending.fetch_sub(len, Ordering::Release);
         }
     }
 
-    /// Keeps `payload` if it is the first panic; otherwise discards it where its `Drop`
-    /// cannot unwind into the protocol.
-    fn keep_first(&self, payload: Panic) {
-        let boxed = Box::into_raw(Box::new(payload));
-        // Release: publishes the payload to `take_panic`'s Acquire swap. A failed exchange
-        // reads nothing through the pointer it sees.
-        let kept = self.panic.compare_exchange(
-            ptr::null_mut(),
-            boxed,
-            Ordering::Release,
-            Ordering::Relaxed,
-        );
-        if kept.is_err() {
-            // SAFETY: `boxed` came from `Box::into_raw` above and was not published.
-            unwind::discard(*unsafe { Box::from_raw(boxed) });
+    /// `work` for a dispatch of at most two tasks per participant: a task at a time.
+    #[inline]
+    fn work_one_at_a_time(
+        &self,
+        cursor: &AtomicUsize,
+        panics: &Panics,
+        stop: impl Fn() -> bool,
+        mut claimed_last: impl FnMut(),
+    ) -> usize {
+        let mut ran = 0;
+        loop {
+            #[cfg(rayforce_loom)]
+            self.assert_alive();
+            if stop() {
+                return ran;
+            }
+            // Relaxed: as in `claim`.
+            if cursor.load(Ordering::Relaxed) >= self.n_tasks {
+                return ran;
+            }
+            let task = take(cursor, 1);
+            if task >= self.n_tasks {
+                return ran;
+            }
+            if task + 1 == self.n_tasks {
+                claimed_last();
+            }
+            self.run(task..task + 1, panics);
+            ran += 1;
         }
     }
 
-    /// Under loom: a read of `alive` that races with `retire`'s write if this participant
-    /// touches the job after its dispatch returned.
+    /// Under loom: a read of the caller's liveness cell, which races with `Liveness::end`
+    /// if this participant touches the job after its dispatch returned.
     #[cfg(rayforce_loom)]
     fn assert_alive(&self) {
-        self.alive.with(|alive| {
-            // SAFETY: loom checks this read against `retire`'s write; a race is the bug sought.
-            let alive = unsafe { *alive };
-            assert!(alive, "job touched after its dispatch returned");
-        });
+        // SAFETY: the cell is on the caller's stack; loom checks this read against `end`'s
+        // write, and a race is the bug sought.
+        let alive = unsafe { &(*self.alive).alive };
+        // SAFETY: as above.
+        alive.with(|alive| assert!(unsafe { *alive }, "job touched after its dispatch returned"));
     }
 
-    /// Claims up to `want` of the next unclaimed tasks, fewer near the end: never more than
-    /// half an equal share of what this participant last saw left (`seen_left`, updated
-    /// here), so the last chunks are small and the participants end together. One
-    /// `fetch_add`: the cursor may run past `n_tasks` by one chunk per participant, which
-    /// `max_chunk` keeps from overflowing. Empty when none is left.
-    fn claim(&self, want: usize, seen_left: &mut usize) -> Range<usize> {
+    /// Claims up to `want` of the next unclaimed tasks from `cursor`, fewer near the end:
+    /// never more than half an equal share of what this participant last saw left
+    /// (`seen_left`, updated here), so the last chunks are small and the participants end
+    /// together. One load, then one `fetch_add`: the cursor may run past `n_tasks` by one
+    /// chunk per participant, which `max_chunk` keeps from overflowing. Empty when none is
+    /// left (then without writing the cursor's line).
+    fn claim(&self, cursor: &AtomicUsize, want: usize, seen_left: &mut usize) -> Range<usize> {
+        // Relaxed: the cursor only hands out disjoint ranges; it publishes nothing.
+        let seen = cursor.load(Ordering::Relaxed);
+        if seen >= self.n_tasks {
+            return seen..seen;
+        }
         if self.max_chunk == 0 {
-            return self.claim_one_without_overshoot();
+            return self.claim_one_without_overshoot(cursor);
         }
         let len = want
             .min(seen_left.div_ceil(2 * self.participants))
             .min(self.max_chunk)
             .max(1);
-        let start = if cfg!(rayforce_loom_broken = "racy_claim") {
-            // Deliberately broken (loom must catch it): two participants can read the same
-            // cursor and both run the same chunk.
-            let start = self.next.load(Ordering::Relaxed);
-            self.next.store(start + len, Ordering::Relaxed);
-            start
-        } else {
-            // Relaxed: the cursor only hands out disjoint ranges; it publishes nothing.
-            self.next.fetch_add(len, Ordering::Relaxed)
-        };
+        let start = take(cursor, len);
         if start >= self.n_tasks {
             return start..start;
         }
@@ -181,43 +241,43 @@ impl Job {
     /// One task, by compare-and-swap, for a dispatch within `participants` tasks of
     /// `usize::MAX`, where even one overshooting `fetch_add` each could wrap the cursor.
     #[cold]
-    fn claim_one_without_overshoot(&self) -> Range<usize> {
+    fn claim_one_without_overshoot(&self, cursor: &AtomicUsize) -> Range<usize> {
         // Relaxed: as in `claim`.
-        match self
-            .next
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
-                (next < self.n_tasks).then_some(next + 1)
-            }) {
+        match cursor.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+            (next < self.n_tasks).then_some(next + 1)
+        }) {
             Ok(start) => start..start + 1,
             Err(end) => end..end,
         }
     }
+}
 
-    /// Whether every task has finished.
-    pub(crate) fn finished(&self) -> bool {
-        // Acquire: pairs with the Release decrement in `work`.
-        self.pending.load(Ordering::Acquire) == 0
+/// Moves `cursor` on by `len`; returns where it was. One `fetch_add`, which may carry it past
+/// the last task (the claim is then empty).
+#[inline]
+fn take(cursor: &AtomicUsize, len: usize) -> usize {
+    if cfg!(rayforce_loom_broken = "racy_claim") {
+        // Deliberately broken (loom must catch it): two participants can read the same
+        // cursor and both run the same chunk.
+        let seen = cursor.load(Ordering::Relaxed);
+        cursor.store(seen + len, Ordering::Relaxed);
+        seen
+    } else {
+        // Relaxed: the cursor only hands out disjoint ranges; it publishes nothing.
+        cursor.fetch_add(len, Ordering::Relaxed)
     }
+}
 
-    /// The first panic, if any, taken out of the job.
-    fn take_panic(&self) -> Option<Panic> {
-        // Acquire: pairs with the Release in `keep_first`.
-        let kept = self.panic.swap(ptr::null_mut(), Ordering::Acquire);
-        // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_first`, and the
-        // swap took it out, so it is freed exactly once.
-        (!kept.is_null()).then(|| *unsafe { Box::from_raw(kept) })
-    }
-
-    /// Ends the job's use (under loom, marks it dead) and resumes the first panic. By
-    /// reference: moving the job (several cache lines) into a call would copy it on every
-    /// dispatch; the caller's frame drops it.
-    pub(crate) fn retire(&self) {
-        // SAFETY: every helper has detached (README "Completion"); loom checks that.
-        #[cfg(rayforce_loom)]
-        self.alive.with_mut(|alive| unsafe { *alive = false });
-        if let Some(payload) = self.take_panic() {
-            panic::resume_unwind(payload);
-        }
+/// The largest chunk a dispatch of `n_tasks` on `participants` may claim, so that the
+/// cursor, which each participant's last claim may carry past `n_tasks`, stays below
+/// `usize::MAX`. Below `usize::MAX >> 14` tasks no claim can carry it that far (a claim is
+/// at most `n_tasks`, and participants are at most `MAX_WIDTH`, 2^13, so the cursor stays
+/// below `n_tasks * (1 + 2^13)`): no limit, and no division on the dispatch's path.
+fn max_chunk(n_tasks: usize, participants: usize) -> usize {
+    if n_tasks < usize::MAX >> 14 {
+        usize::MAX
+    } else {
+        (usize::MAX - n_tasks) / participants
     }
 }
 
@@ -234,9 +294,63 @@ fn next_chunk(len: usize, took_ns: u64) -> usize {
     }
 }
 
-impl Drop for Job {
+/// The first panic of a dispatch, boxed once more to fit a thin pointer; null if none.
+/// Lock-free, so a child forked while a helper held it cannot find it locked (README
+/// "Fork").
+pub(crate) struct Panics(AtomicPtr<Panic>);
+
+impl Panics {
+    pub(crate) fn new() -> Panics {
+        Panics(AtomicPtr::new(ptr::null_mut()))
+    }
+
+    /// Keeps `payload` if it is the first panic; otherwise discards it where its `Drop`
+    /// cannot unwind into the protocol.
+    fn keep_first(&self, payload: Panic) {
+        let boxed = Box::into_raw(Box::new(payload));
+        // Release: publishes the payload to `take`'s Acquire swap. A failed exchange reads
+        // nothing through the pointer it sees.
+        let kept =
+            self.0
+                .compare_exchange(ptr::null_mut(), boxed, Ordering::Release, Ordering::Relaxed);
+        if kept.is_err() {
+            // SAFETY: `boxed` came from `Box::into_raw` above and was not published.
+            unwind::discard(*unsafe { Box::from_raw(boxed) });
+        }
+    }
+
+    /// The first panic, if any, taken out.
+    #[inline]
+    pub(crate) fn take(&self) -> Option<Panic> {
+        // Relaxed: most dispatches have no panic, and then the line is not written.
+        if self.0.load(Ordering::Relaxed).is_null() {
+            return None;
+        }
+        // Acquire: pairs with the Release in `keep_first`.
+        let kept = self.0.swap(ptr::null_mut(), Ordering::Acquire);
+        // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_first`, and the
+        // swap took it out, so it is freed exactly once.
+        (!kept.is_null()).then(|| *unsafe { Box::from_raw(kept) })
+    }
+
+    /// Resumes the first panic, if any (call when the dispatch is over and the pool is
+    /// consistent).
+    pub(crate) fn resume(&self) {
+        resume(self.take());
+    }
+}
+
+/// Resumes `panic`, if any.
+#[inline]
+pub(crate) fn resume(panic: Option<Panic>) {
+    if let Some(payload) = panic {
+        panic::resume_unwind(payload);
+    }
+}
+
+impl Drop for Panics {
     fn drop(&mut self) {
-        if let Some(payload) = self.take_panic() {
+        if let Some(payload) = self.take() {
             unwind::discard(payload);
         }
     }
@@ -245,6 +359,10 @@ impl Drop for Job {
 #[cfg(all(test, not(rayforce_loom)))]
 mod tests {
     use super::*;
+
+    fn job<F: Fn(usize) + Sync>(f: &F, n: usize, participants: usize) -> Job {
+        Job::new(f, n, participants, &Liveness::new())
+    }
 
     #[test]
     fn chunks_grow_while_cheap_and_shrink_after_an_expensive_one() {
@@ -258,11 +376,12 @@ mod tests {
     #[test]
     fn claims_cover_every_task_once_and_shrink_toward_the_end() {
         let f = |_: usize| ();
-        let job = Job::new(&f, 1000, 2);
+        let job = job(&f, 1000, 2);
+        let cursor = AtomicUsize::new(0);
         let mut seen_left = 1000;
         let mut claimed = Vec::new();
         loop {
-            let tasks = job.claim(usize::MAX, &mut seen_left);
+            let tasks = job.claim(&cursor, usize::MAX, &mut seen_left);
             if tasks.is_empty() {
                 break;
             }
@@ -275,22 +394,60 @@ mod tests {
         let covered: Vec<usize> = claimed.into_iter().flatten().collect();
         assert_eq!(covered, (0..1000).collect::<Vec<_>>());
         // Two tasks, two participants: one task each.
-        let job = Job::new(&f, 2, 2);
+        let job = self::job(&f, 2, 2);
+        let cursor = AtomicUsize::new(0);
         let (mut a, mut b) = (2, 2);
-        assert_eq!((job.claim(8, &mut a), job.claim(8, &mut b)), (0..1, 1..2));
-        assert!(job.claim(8, &mut a).is_empty());
+        assert_eq!(
+            (job.claim(&cursor, 8, &mut a), job.claim(&cursor, 8, &mut b)),
+            (0..1, 1..2)
+        );
+        assert!(job.claim(&cursor, 8, &mut a).is_empty());
+        assert_eq!(
+            cursor.into_inner(),
+            2,
+            "a claim that finds nothing writes nothing"
+        );
     }
 
     #[test]
     fn the_cursor_never_overflows() {
         let f = |_: usize| ();
-        let job = Job::new(&f, usize::MAX - 3, 4);
+        let job = job(&f, usize::MAX - 3, 4);
+        let cursor = AtomicUsize::new(0);
         let mut seen_left = usize::MAX;
-        assert_eq!(job.claim(usize::MAX, &mut seen_left), 0..1, "one at a time");
-        job.next.store(usize::MAX - 4, Ordering::Relaxed);
-        assert_eq!(job.claim(8, &mut seen_left), usize::MAX - 4..usize::MAX - 3);
+        assert_eq!(
+            job.claim(&cursor, usize::MAX, &mut seen_left),
+            0..1,
+            "one at a time"
+        );
+        cursor.store(usize::MAX - 4, Ordering::Relaxed);
+        assert_eq!(
+            job.claim(&cursor, 8, &mut seen_left),
+            usize::MAX - 4..usize::MAX - 3
+        );
         for _ in 0..8 {
-            assert!(job.claim(8, &mut seen_left).is_empty(), "never wraps");
+            assert!(
+                job.claim(&cursor, 8, &mut seen_left).is_empty(),
+                "never wraps"
+            );
+        }
+    }
+
+    #[test]
+    fn claims_start_after_the_first_tasks_and_the_last_is_reported_once() {
+        for n in [3, 5, 6, 7, 1000] {
+            let runs: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+            let f = |i: usize| {
+                runs[i].fetch_add(1, Ordering::Relaxed);
+            };
+            let job = job(&f, n, 2);
+            let cursor = AtomicUsize::new(2); // as `Slot::publish` sets it
+            let mut last = 0;
+            let ran = job.work(&cursor, &Panics::new(), || false, || last += 1);
+            assert_eq!((ran, last), (n - 2, 1), "{n} tasks");
+            let counts: Vec<usize> = runs.iter().map(|r| r.load(Ordering::Relaxed)).collect();
+            assert_eq!(counts[..2], [0, 0], "{n}: the first tasks are not claimed");
+            assert!(counts[2..].iter().all(|&c| c == 1), "{n}: {counts:?}");
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::builder::MAX_WIDTH;
 use crate::crew::{Crew, StartError, ThreadStart};
 use crate::follow::Follow;
 use crate::fork;
-use crate::job::Job;
+use crate::job::{self, Job, Liveness, Panics};
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
@@ -16,10 +16,16 @@ use rayforce_tunables::cpu::{self, CpuCounts};
 use std::cell::Cell;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 
+// Whether this thread is running a pool task (any pool's): a dispatch from inside a task
+// runs inline, so nested and cross-pool dispatches cannot deadlock. Const-initialised (one
+// load, no lazy-init check) except under loom, whose macro takes no `const { }`.
+#[cfg(not(rayforce_loom))]
 thread_local! {
-    /// Whether this thread is running a pool task (any pool's): a dispatch from inside a
-    /// task runs inline, so nested and cross-pool dispatches cannot deadlock.
-    #[allow(clippy::missing_const_for_thread_local)] // loom's macro takes no `const { }`
+    static IN_TASK: Cell<bool> = const { Cell::new(false) };
+}
+#[cfg(rayforce_loom)]
+thread_local! {
+    #[allow(clippy::missing_const_for_thread_local)]
     static IN_TASK: Cell<bool> = Cell::new(false);
 }
 
@@ -191,6 +197,7 @@ impl Pool {
     }
 
     /// The crew of this process: after a fork, the child starts a fresh one here.
+    #[inline]
     fn crew(&self) -> &Crew {
         // Acquire: pairs with the Release exchange in `restart`: a crew is built before use.
         let crew = self.crew.load(Ordering::Acquire);
@@ -309,11 +316,8 @@ impl Pool {
         if n_tasks == 0 {
             return;
         }
-        // One clock reading serves the re-check and times the caller's first chunk.
-        let mut now = sync::now_ns();
-        if self.follow.due(now) {
+        if self.follow.due() {
             self.refresh();
-            now = sync::now_ns();
         }
         let (width, wide_width) = self.active();
         let max_helpers = if wide { wide_width } else { width } - 1;
@@ -321,51 +325,73 @@ impl Pool {
         crew.ensure(max_helpers, self.on_start.as_ref());
         let helpers = crew.serving().min(max_helpers);
         let shared = &crew.shared;
-        Counters::bump(&shared.counters.dispatches);
+        let counters = shared.counters.callers();
+        Counters::bump(&counters.dispatches);
+        let alive = Liveness::new();
         let slot = if n_tasks > 1 && helpers > 0 && !IN_TASK.with(Cell::get) {
             shared.signal.own_slot()
         } else {
             None
         };
         let Some(slot) = slot else {
-            Counters::bump(&shared.counters.inline_dispatches);
-            let job = Job::new(f, n_tasks, 1);
-            as_task(|| job.work(now, || false));
-            job.retire();
-            return;
+            Counters::bump(&counters.inline_dispatches);
+            let panics = Panics::new();
+            as_task(|| Job::new(f, n_tasks, 1, &alive).run(0..n_tasks, &panics));
+            return panics.resume();
         };
         let permits = if cfg!(rayforce_loom_broken = "signal_all") {
             helpers // deliberately broken: wakes helpers that can find no task
         } else {
             (n_tasks - 1).min(helpers)
         };
-        let job = Job::new(f, n_tasks, permits + 1);
+        let job = Job::new(f, n_tasks, permits + 1, &alive);
         // README "Dispatch", steps 2-7. Nothing from here to the end of step 6 may unwind:
-        // helpers hold pointers into `job` (README "Panics").
+        // helpers hold pointers into the caller's closure (README "Panics").
         let guard = AbortOnUnwind("a dispatch between posting and quiet");
         let signal = &shared.signal;
-        signal.slot(slot).publish(&job);
+        let owned = signal.slot(slot);
+        owned.publish(&job);
         signal.post(slot, permits as u32);
-        as_task(|| job.work(now, || false));
-        signal.withdraw(slot);
+        // Step 4: the caller's first task, then the tasks beyond the participants' first
+        // ones; step 5 as soon as the last of those is claimed. The first tasks whose
+        // permits no helper took are then the caller's: a helper that arrives after the
+        // caller ran its share takes no part, so a region too small to share runs on the
+        // caller alone, and the caller does not wait for it (README "Claiming").
+        let participants = job.participants;
+        as_task(|| {
+            job.run(0..1, &owned.panics);
+            let mut left = None;
+            job.work(
+                owned.cursor(),
+                &owned.panics,
+                || false,
+                || {
+                    left = Some(signal.withdraw(slot));
+                },
+            );
+            let left = left.unwrap_or_else(|| signal.withdraw(slot)) as usize;
+            job.run(participants - left..participants, &owned.panics);
+        });
         if shared.generation != fork::generation() {
             // A task forked and this is the child: the helpers counted as attached exist
             // only in the parent, and this crew is abandoned (README "Fork").
             guard.disarm();
-            job.retire();
-            return;
+            alive.end();
+            return owned.panics.resume();
         }
         if cfg!(rayforce_loom_broken = "complete_on_signal") {
             // Deliberately broken: returns once no permit is left, not when work is done.
-            while signal.slot(slot).state().permits > 0 {
+            while owned.state().permits > 0 {
                 sync::spin_hint();
             }
         } else {
-            signal.wait_until_quiet(slot, &shared.counters, || job.finished());
+            signal.wait_until_quiet(slot, counters);
         }
         guard.disarm();
-        signal.slot(slot).release();
-        job.retire();
+        alive.end();
+        let panic = owned.panics.take();
+        owned.release();
+        job::resume(panic);
     }
 }
 

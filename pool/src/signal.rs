@@ -4,25 +4,33 @@
 //! `README.md` beside this file.
 
 use crate::slot::{SignalState, Slot};
-use crate::spin::{self, Gaps, SpinLimits};
+use crate::spin::{self, Gaps, SpinLimits, Spun};
 use crate::stats::Counters;
 use crate::sync::{self, fence, AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex, Ordering};
+use crossbeam_utils::CachePadded;
 
 /// What a waiting helper got.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Wait {
-    /// A permit of the dispatch in this slot: the helper is attached to it.
-    Attached(usize),
+    /// A permit of the dispatch in `slot`, and the first task it carries: the helper is
+    /// attached to the dispatch. `spun`: caught while spinning, and still counted among
+    /// the spinners until [`Signal::end_spin`].
+    Attached {
+        slot: usize,
+        task: usize,
+        spun: Option<Spun>,
+    },
     /// The pool is shutting down.
     Shutdown,
 }
 
 pub(crate) struct Signal {
     slots: Box<[Slot]>,
-    /// Helpers blocked (or about to block) in `sleep`.
-    sleepers: AtomicUsize,
-    /// Helpers spinning for a permit (README "Spinning").
-    spinners: AtomicUsize,
+    /// Helpers blocked (or about to block) in `sleep`. Its own line: every post reads it,
+    /// and it changes only when a helper falls asleep or wakes.
+    sleepers: CachePadded<AtomicUsize>,
+    /// Helpers spinning for a permit (README "Spinning"); changes with every spin.
+    spinners: CachePadded<AtomicUsize>,
     shutdown: AtomicBool,
     /// Held while checking a sleep condition and waiting; guards the time of the last post
     /// that woke sleepers, read by the helpers it woke (README "Spinning").
@@ -49,8 +57,8 @@ impl Signal {
     pub(crate) fn new(limits: SpinLimits, slots: usize, active_helpers: usize) -> Signal {
         Signal {
             slots: (0..slots.max(1)).map(|_| Slot::new()).collect(),
-            sleepers: AtomicUsize::new(0),
-            spinners: AtomicUsize::new(0),
+            sleepers: CachePadded::new(AtomicUsize::new(0)),
+            spinners: CachePadded::new(AtomicUsize::new(0)),
             shutdown: AtomicBool::new(false),
             lock: Mutex::new(0),
             helpers: Condvar::new(),
@@ -76,21 +84,37 @@ impl Signal {
 
     /// Dispatch step 1: a free slot, now owned by the caller; `None` when every slot has a
     /// dispatch in flight (the caller then runs its tasks inline).
+    #[inline]
     pub(crate) fn own_slot(&self) -> Option<usize> {
         self.slots.iter().position(Slot::try_own)
     }
 
     /// Dispatch step 3: posts `permits` in `slot` and wakes the sleeping helpers needed to
     /// take them beyond those already spinning.
+    #[inline]
     pub(crate) fn post(&self, slot: usize, permits: u32) {
         if permits == 0 {
             return;
         }
         self.slots[slot].add_permits(permits);
-        // SeqCst fence: pairs with the ones in `sleep` and `begin_spinning` (README
-        // "Falling asleep"): either we count the sleeper or spinner, or it sees our permits.
-        // And with the one in another caller's `post`, for `callers_in_flight`.
+        // SeqCst fence: pairs with the one in `sleep` (README "Falling asleep"): either we
+        // count the sleeper, or its re-check sees our permits. With no helper asleep there is
+        // nobody to wake: one load of a line that only falling asleep writes, so a post to
+        // spinning helpers stays on the slot's line.
         fence(Ordering::SeqCst);
+        let sleepers = self.sleepers.load(Ordering::Relaxed);
+        if sleepers > 0 {
+            self.wake_sleepers(permits, sleepers);
+        }
+    }
+
+    /// `post`'s slow path: wakes up to `sleepers` of the helpers asleep, as many as
+    /// `permits` need beyond the spinners.
+    #[cold]
+    fn wake_sleepers(&self, permits: u32, sleepers: usize) {
+        // The fence in `post` pairs with the one in `begin_spinning` too: either we count the
+        // spinner, or it sees our permits. And with the one in another caller's `post`, for
+        // `callers_in_flight`.
         // Spinners take permits without a kernel wake-up, but only one caller may count on
         // them: with two in flight, both could count the same spinner (README "Spinning").
         let spinners = if self.limits.enabled() && self.callers_in_flight() == 1 {
@@ -98,7 +122,6 @@ impl Signal {
         } else {
             0
         };
-        let sleepers = self.sleepers.load(Ordering::Relaxed);
         let wake = (permits as usize).saturating_sub(spinners).min(sleepers);
         if wake > 0 {
             let mut posted_ns = sync::lock(&self.lock);
@@ -170,6 +193,7 @@ impl Signal {
     }
 
     /// Dispatch step 5, for `slot` only: takes back the permits no helper took.
+    #[inline]
     pub(crate) fn withdraw(&self, slot: usize) -> u32 {
         if cfg!(rayforce_loom_broken = "withdraw_all") {
             // Deliberately broken: clears every slot's permits, other dispatches' too.
@@ -185,7 +209,7 @@ impl Signal {
         slot.detach();
         // SeqCst fence: pairs with the one in `block_until_quiet` (README "Completion").
         fence(Ordering::SeqCst);
-        if slot.caller_sleeping.load(Ordering::Relaxed) {
+        if slot.caller_sleeping().load(Ordering::Relaxed) {
             let _guard = sync::lock(&self.lock);
             if self.limits.enabled() {
                 slot.detached_ns.store(sync::now_ns(), Ordering::Relaxed);
@@ -198,12 +222,14 @@ impl Signal {
     /// any slot is taken or the pool shuts down (README "Spinning", "Falling asleep").
     /// `cursor` is the slot the helper looks at first: the one after the slot it served
     /// last, so helpers take turns among the dispatches in flight (README "Sharing").
+    /// `from_work`: the helper just detached from a dispatch (see `begin_spinning`).
     pub(crate) fn wait_for_permit(
         &self,
         index: usize,
         gaps: &mut Gaps,
         cursor: &mut usize,
         counters: &Counters,
+        mut from_work: bool,
     ) -> Wait {
         loop {
             if !self.is_active(index) {
@@ -212,22 +238,40 @@ impl Signal {
                 }
                 continue;
             }
-            let started = self.now_if_spinning();
             let window = gaps.window(self.limits, self.block_cost());
-            if window > 0 && self.begin_spinning() {
-                let caught = spin::spin_until(started + window, || self.poll(index, cursor));
+            let mut spun = Spun::default();
+            if window > 0 && self.begin_spinning(from_work) {
+                let caught;
+                (caught, spun) = spin::spin_for(window, || self.poll(index, cursor));
+                if let Some(Wait::Attached { slot, task, .. }) = caught {
+                    // Its first task starts now; the spin's accounting waits for it.
+                    let spun = Some(spun);
+                    return Wait::Attached { slot, task, spun };
+                }
                 self.spinners.fetch_sub(1, Ordering::Relaxed);
-                let spun = sync::now_ns().saturating_sub(started);
-                counters.spun(spun, caught.is_some());
+                counters.spun(spun.spun_ns, false);
                 if let Some(wait) = caught {
-                    gaps.learn(spun, self.limits);
                     return wait;
                 }
             }
+            // The wait's start, for learning its gap: the spin's first reading, if any.
+            let started = match spun.started_ns {
+                0 => self.now_if_spinning(),
+                started => started,
+            };
             if let Some(wait) = self.sleep(index, started, gaps, cursor, counters) {
                 return wait;
             }
+            from_work = false;
         }
+    }
+
+    /// After a permit caught while spinning (`Wait::Attached`'s `spun`), once the helper ran
+    /// its first task: leaves the spinners, counts the spin, and learns its gap.
+    pub(crate) fn end_spin(&self, spun: Spun, gaps: &mut Gaps, counters: &Counters) {
+        self.spinners.fetch_sub(1, Ordering::Relaxed);
+        counters.spun(spun.spun_ns, true);
+        gaps.learn(spun.spun_ns, self.limits);
     }
 
     /// A permit taken (the first slot with one, from `cursor` on) while helper `index` is
@@ -240,9 +284,14 @@ impl Signal {
         };
         for step in 0..n {
             let index = (*cursor + step) % n;
-            if self.slots[index].try_attach() {
+            if let Some(task) = self.slots[index].try_attach() {
                 *cursor = (index + 1) % n;
-                return Some(Wait::Attached(index));
+                let spun = None;
+                return Some(Wait::Attached {
+                    slot: index,
+                    task,
+                    spun,
+                });
             }
         }
         // Acquire: pairs with `shut_down`'s Release.
@@ -266,8 +315,23 @@ impl Signal {
 
     /// Becomes one of the spinners, unless spinners, helpers at work and callers in flight
     /// (at least one: the program's own thread) already fill the policy's CPUs (README
-    /// "Spinning": spinners never take a core from work).
-    fn begin_spinning(&self) -> bool {
+    /// "Spinning": spinners never take a core from work). A helper `from_work` (it just
+    /// detached) only moves its own core from work to waiting, and skips the count, which
+    /// would read every slot's lines.
+    fn begin_spinning(&self, from_work: bool) -> bool {
+        if from_work {
+            self.spinners.fetch_add(1, Ordering::Relaxed);
+        } else if !self.spin_budget_allows() {
+            return false;
+        }
+        // SeqCst fence: pairs with the one in `post`: a caller that counted us as spinning
+        // (and woke one sleeper fewer) posted before our first poll, which sees its permits.
+        fence(Ordering::SeqCst);
+        true
+    }
+
+    /// `begin_spinning`'s count: joins the spinners if the budget has room.
+    fn spin_budget_allows(&self) -> bool {
         let (working, callers) = self.slots.iter().fold((0, 0), |(working, callers), s| {
             (
                 working + s.state().attached as usize,
@@ -287,14 +351,10 @@ impl Signal {
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => break,
+                Ok(_) => return true,
                 Err(now) => spinning = now,
             }
         }
-        // SeqCst fence: pairs with the one in `post`: a caller that counted us as spinning
-        // (and woke one sleeper fewer) posted before our first poll, which sees its permits.
-        fence(Ordering::SeqCst);
-        true
     }
 
     /// README "Falling asleep": announces the sleeper, re-checks under the lock, and blocks
@@ -357,40 +417,45 @@ impl Signal {
         self.block_cost_ns.store(cost, Ordering::Relaxed);
     }
 
-    /// Dispatch step 6: spins for a learned window, then blocks, until `finished()` holds and
-    /// no helper is attached to `slot`. Call after `withdraw`, so `attached` can only fall.
-    #[inline]
-    pub(crate) fn wait_until_quiet(
-        &self,
-        slot: usize,
-        counters: &Counters,
-        finished: impl Fn() -> bool,
-    ) {
+    /// Dispatch step 6: spins for a learned window, then blocks, until no helper is attached
+    /// to `slot`. Call after `withdraw`, so `attached` can only fall.
+    #[inline(always)]
+    pub(crate) fn wait_until_quiet(&self, slot: usize, counters: &Counters) {
         let slot = &self.slots[slot];
-        let quiet = || slot.is_quiet() && finished();
+        let quiet = || slot.is_quiet();
         if !quiet() {
             self.wait_for_quiet(slot, counters, quiet);
         }
     }
 
     /// `wait_until_quiet`'s slow path: a helper is still inside the dispatch.
+    #[cold]
+    #[inline(never)]
     fn wait_for_quiet(&self, slot: &Slot, counters: &Counters, quiet: impl Fn() -> bool) {
-        let started = self.now_if_spinning();
         let mut gaps = Gaps::from_bits(slot.caller_gaps.load(Ordering::Relaxed));
         let window = gaps.window(self.limits, self.block_cost());
-        let caught = window > 0 && {
-            let caught = spin::spin_until(started + window, || quiet().then_some(())).is_some();
-            counters.spun(sync::now_ns().saturating_sub(started), caught);
-            caught
-        };
-        let waited_until = if caught {
-            sync::now_ns()
+        let (caught, spun) = if window > 0 {
+            let (caught, spun) = spin::spin_for(window, || quiet().then_some(()));
+            counters.spun(spun.spun_ns, caught.is_some());
+            (caught.is_some(), spun)
         } else {
-            self.block_until_quiet(slot, &quiet, counters)
+            (false, Spun::default())
+        };
+        let waited = if caught {
+            spun.spun_ns
+        } else {
+            // From the spin's first reading of the clock, if it read it.
+            let started = match spun.started_ns {
+                0 => self.now_if_spinning(),
+                started => started,
+            };
+            let woken = self.block_until_quiet(slot, &quiet, counters);
+            woken
                 .unwrap_or_else(|| self.now_if_spinning())
+                .saturating_sub(started)
         };
         if self.limits.enabled() {
-            gaps.learn(waited_until.saturating_sub(started), self.limits);
+            gaps.learn(waited, self.limits);
             slot.caller_gaps.store(gaps.to_bits(), Ordering::Relaxed);
         }
     }
@@ -403,7 +468,7 @@ impl Signal {
         quiet: &dyn Fn() -> bool,
         counters: &Counters,
     ) -> Option<u64> {
-        slot.caller_sleeping.store(true, Ordering::Relaxed);
+        slot.caller_sleeping().store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst); // pairs with the fence in `detach`
         let mut guard = sync::lock(&self.lock);
         let mut blocked = false;
@@ -413,7 +478,7 @@ impl Signal {
             blocked = true;
         }
         drop(guard);
-        slot.caller_sleeping.store(false, Ordering::Relaxed);
+        slot.caller_sleeping().store(false, Ordering::Relaxed);
         blocked.then(|| slot.detached_ns.load(Ordering::Relaxed))
     }
 

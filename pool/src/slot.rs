@@ -1,9 +1,10 @@
-//! `Slot`: the state of one dispatch in flight: its job, its permits and attached helpers
-//! packed in one word, and its caller's wait. A pool has a fixed table of them (README
-//! "State"); a dispatch that finds none free runs inline.
+//! `Slot`: the state of one dispatch in flight: its permits and attached helpers packed in
+//! one word, on the line waiting helpers poll; its job and claim cursor on a line of their
+//! own; and its caller's wait. A pool has a fixed table of them (README "State"); a dispatch that finds none free
+//! runs inline.
 
-use crate::job::Job;
-use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, Condvar, Ordering};
+use crate::job::{Job, Panics, RunRange};
+use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Condvar, Ordering};
 use crossbeam_utils::CachePadded;
 
 /// `state`'s high half counts attached helpers; the low half counts permits.
@@ -35,16 +36,41 @@ impl SignalState {
     }
 }
 
-pub(crate) struct Slot {
-    /// `attached << 32 | permits` (README "State"). Its own cache line: spinners poll it,
-    /// and nothing else should move with it.
-    state: CachePadded<AtomicU64>,
-    /// The job of the dispatch in flight here; null while the slot is free (step 2).
-    job: AtomicPtr<Job>,
+/// What waiting helpers poll, with the job they need once attached, on one line (README
+/// "State"): the caller writes it when it posts and when it withdraws, a helper that takes
+/// part when it attaches (and so takes its first task) and when it detaches; polling it
+/// never moves the line the caller claims further tasks on.
+struct Signal {
+    /// `attached << 32 | permits` (README "State").
+    state: AtomicU64,
+    /// The job, field by field (written in step 2, before the permits' Release).
+    run: AtomicPtr<()>,
+    data: AtomicPtr<()>,
+    n_tasks: AtomicUsize,
+    participants: AtomicUsize,
+    max_chunk: AtomicUsize,
+    #[cfg(rayforce_loom)]
+    alive: AtomicPtr<crate::job::Liveness>,
+    /// Whether the owner is blocked (or about to block) waiting for quiet; read by every
+    /// detaching helper, right after its detach wrote the line.
+    caller_sleeping: AtomicBool,
+}
+
+/// The claim cursor of the tasks beyond the participants' first ones, and the slot's owner
+/// flag, on a line of their own (README "Claiming"): the caller writes it while it claims,
+/// helpers only when a dispatch has more tasks than participants.
+struct Work {
+    /// The next task index to claim (`>= n_tasks` once all are claimed).
+    next: AtomicUsize,
     /// A caller owns the slot (step 1).
     owned: AtomicBool,
-    /// Whether the owner is blocked (or about to block) waiting for quiet.
-    pub(crate) caller_sleeping: AtomicBool,
+}
+
+pub(crate) struct Slot {
+    signal: CachePadded<Signal>,
+    work: CachePadded<Work>,
+    /// The first panic of the dispatch in flight here.
+    pub(crate) panics: Panics,
     /// The owner sleeps here (under the signal's lock).
     pub(crate) caller: Condvar,
     /// The gaps the owner waited for its last helper (`Gaps` bits).
@@ -56,18 +82,31 @@ pub(crate) struct Slot {
 impl Slot {
     pub(crate) fn new() -> Slot {
         Slot {
-            state: CachePadded::new(AtomicU64::new(0)),
-            job: AtomicPtr::new(std::ptr::null_mut()),
-            owned: AtomicBool::new(false),
-            caller_sleeping: AtomicBool::new(false),
+            signal: CachePadded::new(Signal {
+                state: AtomicU64::new(0),
+                run: AtomicPtr::new(std::ptr::null_mut()),
+                data: AtomicPtr::new(std::ptr::null_mut()),
+                n_tasks: AtomicUsize::new(0),
+                participants: AtomicUsize::new(1),
+                max_chunk: AtomicUsize::new(0),
+                #[cfg(rayforce_loom)]
+                alive: AtomicPtr::new(std::ptr::null_mut()),
+                caller_sleeping: AtomicBool::new(false),
+            }),
+            work: CachePadded::new(Work {
+                next: AtomicUsize::new(0),
+                owned: AtomicBool::new(false),
+            }),
+            panics: Panics::new(),
             caller: Condvar::new(),
             caller_gaps: AtomicU64::new(0),
             detached_ns: AtomicU64::new(0),
         }
     }
 
+    #[inline]
     pub(crate) fn state(&self) -> SignalState {
-        let state = self.state.load(Ordering::Acquire);
+        let state = self.signal.state.load(Ordering::Acquire);
         SignalState {
             permits: (state & PERMITS_MASK) as u32,
             attached: (state >> 32) as u32,
@@ -75,86 +114,150 @@ impl Slot {
     }
 
     /// Step 1: takes the slot for one dispatch, or `false` if another caller has it.
+    #[inline]
     pub(crate) fn try_own(&self) -> bool {
         // Acquire: pairs with `release`'s Release, so the previous dispatch's clean-up
         // (step 7) happens-before this one's start.
-        self.owned
+        self.work
+            .owned
             .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
     }
 
     /// Whether a caller owns the slot now.
+    #[inline]
     pub(crate) fn is_owned(&self) -> bool {
-        self.owned.load(Ordering::Relaxed)
+        self.work.owned.load(Ordering::Relaxed)
     }
 
-    /// Step 2: publishes the job (ordered by the permits' Release in `add_permits`).
+    /// Step 2: publishes the job and sets the cursor past the participants' first tasks
+    /// (ordered by the permits' Release in `add_permits`).
+    #[inline]
     pub(crate) fn publish(&self, job: &Job) {
-        self.job
-            .store(job as *const Job as *mut Job, Ordering::Relaxed);
+        let signal = &*self.signal;
+        signal.run.store(job.run as *mut (), Ordering::Relaxed);
+        signal.data.store(job.data.cast_mut(), Ordering::Relaxed);
+        signal.n_tasks.store(job.n_tasks, Ordering::Relaxed);
+        signal
+            .participants
+            .store(job.participants, Ordering::Relaxed);
+        signal.max_chunk.store(job.max_chunk, Ordering::Relaxed);
+        #[cfg(rayforce_loom)]
+        signal.alive.store(job.alive.cast_mut(), Ordering::Relaxed);
+        self.work.next.store(job.participants, Ordering::Relaxed);
     }
 
     /// The job of the dispatch a helper is attached to.
-    pub(crate) fn job(&self) -> *const Job {
-        // Relaxed: the Acquire CAS that attached the helper ordered the caller's store.
-        self.job.load(Ordering::Relaxed)
+    #[inline]
+    pub(crate) fn job(&self) -> Job {
+        // Relaxed: the Acquire CAS that attached the helper ordered the caller's stores.
+        let signal = &*self.signal;
+        let run = signal.run.load(Ordering::Relaxed);
+        assert!(
+            !run.is_null(),
+            "attached to no dispatch: a permit outlived its dispatch"
+        );
+        Job {
+            // SAFETY: `run` was stored from a `RunRange` in `publish`, and a function
+            // pointer survives the round trip through a data pointer on every target Rust
+            // supports for this crate.
+            run: unsafe { std::mem::transmute::<*mut (), RunRange>(run) },
+            data: signal.data.load(Ordering::Relaxed),
+            n_tasks: signal.n_tasks.load(Ordering::Relaxed),
+            participants: signal.participants.load(Ordering::Relaxed),
+            max_chunk: signal.max_chunk.load(Ordering::Relaxed),
+            #[cfg(rayforce_loom)]
+            alive: signal.alive.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The claim cursor of the dispatch in flight.
+    #[inline]
+    pub(crate) fn cursor(&self) -> &AtomicUsize {
+        &self.work.next
     }
 
     /// Step 3's first half: `permits` more helpers may attach.
+    #[inline]
     pub(crate) fn add_permits(&self, permits: u32) {
         // Release: pairs with the Acquire CAS in `try_attach`, so an attached helper sees
         // the job published before this post (step 2).
-        self.state.fetch_add(u64::from(permits), Ordering::Release);
+        self.signal
+            .state
+            .fetch_add(u64::from(permits), Ordering::Release);
     }
 
-    /// Helper step 2: takes one permit and attaches, or returns `false` if none is left.
-    pub(crate) fn try_attach(&self) -> bool {
-        let mut state = self.state.load(Ordering::Relaxed);
-        while state & PERMITS_MASK != 0 {
-            let taken = state - 1 + ATTACHED_ONE;
+    /// Helper step 2: takes one permit and attaches, or returns `None` if none is left. A
+    /// permit carries a first task (README "Claiming"): with `k` permits posted, the helpers
+    /// that take them get tasks 1 to `k`, in the order they attach; returns it.
+    #[inline]
+    pub(crate) fn try_attach(&self) -> Option<usize> {
+        let state = &self.signal.state;
+        let mut seen = state.load(Ordering::Relaxed);
+        while seen & PERMITS_MASK != 0 {
+            let taken = seen - 1 + ATTACHED_ONE;
             // Acquire: pairs with `add_permits`'s Release (see there).
-            match self.state.compare_exchange_weak(
-                state,
-                taken,
-                Ordering::Acquire,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return true,
-                Err(now) => state = now,
+            match state.compare_exchange_weak(seen, taken, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => {
+                    // Relaxed: ordered by the Acquire above, as the rest of the job.
+                    let participants = self.signal.participants.load(Ordering::Relaxed);
+                    return Some(participants - (seen & PERMITS_MASK) as usize);
+                }
+                Err(now) => seen = now,
             }
         }
-        false
+        None
     }
 
-    /// Step 5: takes back the permits no helper took; returns how many.
+    /// Step 5: takes back the permits no helper took; returns how many (their first tasks,
+    /// the last ones of the participants', are the caller's to run).
+    #[inline]
     pub(crate) fn withdraw(&self) -> u32 {
         if cfg!(rayforce_loom_broken = "no_withdraw") {
             return 0; // deliberately broken: leftover permits drift into the next dispatch
         }
         // Relaxed: withdrawing publishes nothing; it only stops further attachments. The
-        // caller's Acquire loads in `wait_until_quiet` order what follows.
-        let before = self.state.fetch_and(!PERMITS_MASK, Ordering::Relaxed);
+        // caller's Acquire loads in `is_quiet` order what follows.
+        let before = self
+            .signal
+            .state
+            .fetch_and(!PERMITS_MASK, Ordering::Relaxed);
         (before & PERMITS_MASK) as u32
     }
 
     /// Helper step 4's first half: detaches; after this the helper must not touch the job.
+    #[inline]
     pub(crate) fn detach(&self) {
         // Release: pairs with the Acquire load in `is_quiet`, so everything the helper did
         // in the dispatch (its tasks' effects) happens-before the caller returns.
-        self.state.fetch_sub(ATTACHED_ONE, Ordering::Release);
+        self.signal.state.fetch_sub(ATTACHED_ONE, Ordering::Release);
     }
 
     /// Whether no helper is attached (after `withdraw`, this can only become true).
+    #[inline]
     pub(crate) fn is_quiet(&self) -> bool {
         // Acquire: pairs with `detach`'s Release.
-        self.state.load(Ordering::Acquire) >> 32 == 0
+        self.signal.state.load(Ordering::Acquire) >> 32 == 0
+    }
+
+    /// The caller's flag for "blocked or about to block waiting for quiet".
+    #[inline]
+    pub(crate) fn caller_sleeping(&self) -> &AtomicBool {
+        &self.signal.caller_sleeping
     }
 
     /// Step 7: frees the slot for the next dispatch.
+    #[inline]
     pub(crate) fn release(&self) {
         debug_assert_eq!(self.state(), SignalState::IDLE, "drift");
-        self.job.store(std::ptr::null_mut(), Ordering::Relaxed);
+        if cfg!(debug_assertions) {
+            // So that `job` can tell a permit that outlived its dispatch (not in release
+            // builds: the store would take back the line helpers poll, once per dispatch).
+            self.signal
+                .run
+                .store(std::ptr::null_mut(), Ordering::Relaxed);
+        }
         // Release: pairs with `try_own`'s Acquire.
-        self.owned.store(false, Ordering::Release);
+        self.work.owned.store(false, Ordering::Release);
     }
 }

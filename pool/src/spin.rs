@@ -94,17 +94,37 @@ pub(crate) fn ewma(mean: u64, sample: u64) -> u64 {
     }
 }
 
-/// Polls until `poll` gives a result or the clock passes `deadline_ns`.
-pub(crate) fn spin_until<T>(deadline_ns: u64, mut poll: impl FnMut() -> Option<T>) -> Option<T> {
+/// What a spin saw of the clock: when it first read it, and the time it spun by its last
+/// reading. The clock is read every [`POLLS_PER_CLOCK`] polls, the first time after that
+/// many, so a wait that ends within them reads it not at all (both are then 0) and the
+/// time of the polls before the first reading is never counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Spun {
+    pub(crate) started_ns: u64,
+    pub(crate) spun_ns: u64,
+}
+
+/// Polls until `poll` gives a result or `window_ns` has passed since the first reading of
+/// the clock (see [`Spun`]).
+pub(crate) fn spin_for<T>(
+    window_ns: u64,
+    mut poll: impl FnMut() -> Option<T>,
+) -> (Option<T>, Spun) {
+    let mut spun = Spun::default();
     loop {
         for _ in 0..POLLS_PER_CLOCK {
             if let Some(result) = poll() {
-                return Some(result);
+                return (Some(result), spun);
             }
             sync::spin_hint();
         }
-        if sync::now_ns() >= deadline_ns {
-            return None;
+        let now = sync::now_ns();
+        if spun.started_ns == 0 {
+            spun.started_ns = now;
+        }
+        spun.spun_ns = now - spun.started_ns;
+        if spun.spun_ns >= window_ns {
+            return (None, spun);
         }
     }
 }

@@ -1,8 +1,12 @@
 //! `Stats`: counters of what the pool did, for tests and tuning (all Relaxed: no counter
-//! orders anything, so loom does not explore them: `sync::unmodeled`).
+//! orders anything, so loom does not explore them: `sync::unmodeled`). The callers share
+//! one block of counters and each helper has its own, each on a line of its own, so that
+//! counting never moves a cache line between the caller and a helper.
 
 use crate::sync::unmodeled::AtomicU64;
 use crate::sync::Ordering;
+use crossbeam_utils::CachePadded;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the pool has done since it was built: dispatches, and the trade its spinning makes
@@ -17,15 +21,17 @@ pub struct Stats {
     pub inline_dispatches: u64,
     /// Helpers that took a dispatch's permit (at most `min(n_tasks - 1, helpers)` each).
     pub wakeups: u64,
-    /// Helpers woken that found no task: a permit taken after the tasks ran out, or a
-    /// kernel wake-up that found no permit.
+    /// Helpers woken that found no task: a kernel wake-up that found no permit (a permit
+    /// always carries a task).
     pub wasted_wakeups: u64,
     /// Waits (a helper's for a permit, a caller's for its last helper) that ended while
     /// spinning: a dispatch caught without a kernel wake-up.
     pub caught_spinning: u64,
     /// Spin windows that ran out and ended in blocking.
     pub spins_then_blocked: u64,
-    /// Time spent spinning, helpers and callers together.
+    /// Time spent spinning, helpers and callers together, as far as the clock saw it: a
+    /// spin reads the clock only every few dozen polls, so one that ends within the first
+    /// of them (about a microsecond) counts nothing.
     pub spin_time: Duration,
     /// Returns from blocking in the kernel (helpers and callers).
     pub kernel_wakeups: u64,
@@ -65,7 +71,6 @@ pub(crate) struct Counters {
     pub(crate) dispatches: AtomicU64,
     pub(crate) inline_dispatches: AtomicU64,
     pub(crate) wakeups: AtomicU64,
-    pub(crate) empty_attachments: AtomicU64,
     pub(crate) empty_wakes: AtomicU64,
     pub(crate) kernel_wakeups: AtomicU64,
     caught_spinning: AtomicU64,
@@ -79,7 +84,6 @@ impl Counters {
             dispatches: AtomicU64::new(0),
             inline_dispatches: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
-            empty_attachments: AtomicU64::new(0),
             empty_wakes: AtomicU64::new(0),
             kernel_wakeups: AtomicU64::new(0),
             caught_spinning: AtomicU64::new(0),
@@ -102,21 +106,56 @@ impl Counters {
         });
     }
 
-    pub(crate) fn snapshot(&self) -> Stats {
+    /// Adds these counts to `stats`.
+    fn add_to(&self, stats: &mut Stats) {
         let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
-        Stats {
-            dispatches: get(&self.dispatches),
-            inline_dispatches: get(&self.inline_dispatches),
-            wakeups: get(&self.wakeups),
-            wasted_wakeups: get(&self.empty_attachments) + get(&self.empty_wakes),
-            caught_spinning: get(&self.caught_spinning),
-            spins_then_blocked: get(&self.spins_then_blocked),
-            spin_time: Duration::from_nanos(get(&self.spin_ns)),
-            kernel_wakeups: get(&self.kernel_wakeups),
-            resizes: 0,
-            reading_age: Duration::ZERO,
-            missing_helpers: 0,
-            start_error: None,
+        stats.dispatches += get(&self.dispatches);
+        stats.inline_dispatches += get(&self.inline_dispatches);
+        stats.wakeups += get(&self.wakeups);
+        stats.wasted_wakeups += get(&self.empty_wakes);
+        stats.caught_spinning += get(&self.caught_spinning);
+        stats.spins_then_blocked += get(&self.spins_then_blocked);
+        stats.spin_time += Duration::from_nanos(get(&self.spin_ns));
+        stats.kernel_wakeups += get(&self.kernel_wakeups);
+    }
+}
+
+/// A pool's counters: the callers' block, and one per helper (std types on purpose, as the
+/// counters themselves: they order nothing, and loom need not explore them).
+pub(crate) struct CounterSet {
+    callers: CachePadded<Counters>,
+    helpers: Mutex<Vec<Arc<CachePadded<Counters>>>>,
+}
+
+impl CounterSet {
+    pub(crate) fn new() -> CounterSet {
+        CounterSet {
+            callers: CachePadded::new(Counters::new()),
+            helpers: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The block every caller counts in.
+    pub(crate) fn callers(&self) -> &Counters {
+        &self.callers
+    }
+
+    /// A new helper's own block.
+    pub(crate) fn for_new_helper(&self) -> Arc<CachePadded<Counters>> {
+        let counters = Arc::new(CachePadded::new(Counters::new()));
+        let mut helpers = self.helpers.lock().unwrap_or_else(|p| p.into_inner());
+        helpers.push(Arc::clone(&counters));
+        counters
+    }
+
+    /// Every block, summed.
+    pub(crate) fn snapshot(&self) -> Stats {
+        let mut stats = Stats::default();
+        self.callers.add_to(&mut stats);
+        let helpers = self.helpers.lock().unwrap_or_else(|p| p.into_inner());
+        for counters in helpers.iter() {
+            counters.add_to(&mut stats);
+        }
+        stats
     }
 }

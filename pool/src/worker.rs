@@ -8,11 +8,16 @@ use crate::pool::mark_helper_thread;
 use crate::signal::Wait;
 use crate::spin::Gaps;
 use crate::stats::Counters;
-use crate::sync;
 use crate::unwind::{self, AbortOnUnwind};
 use std::panic::{self, AssertUnwindSafe};
 
-pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) {
+/// Helper `index`'s life; it counts what it does in `counters`, its own.
+pub(crate) fn run(
+    shared: &Shared,
+    index: usize,
+    on_start: Option<ThreadStart>,
+    counters: &Counters,
+) {
     mark_helper_thread();
     if let Some(hook) = on_start {
         let failure = match panic::catch_unwind(AssertUnwindSafe(|| hook(index))) {
@@ -36,31 +41,35 @@ pub(crate) fn run(shared: &Shared, index: usize, on_start: Option<ThreadStart>) 
     let mut gaps = Gaps::default();
     // Helpers start looking at different slots, then each goes round (README "Sharing").
     let mut cursor = index;
-    let mut last_job: (usize, *const Job) = (usize::MAX, std::ptr::null());
-    while let Wait::Attached(slot) =
+    let mut last_job: Option<(usize, Job)> = None;
+    let mut from_work = false;
+    while let Wait::Attached { slot, task, spun } =
         shared
             .signal
-            .wait_for_permit(index, &mut gaps, &mut cursor, &shared.counters)
+            .wait_for_permit(index, &mut gaps, &mut cursor, counters, from_work)
     {
-        Counters::bump(&shared.counters.wakeups);
-        let job = if cfg!(rayforce_loom_broken = "stale_job") && last_job.0 == slot {
-            last_job.1 // deliberately broken: a job kept from an earlier dispatch in this slot
-        } else {
-            shared.signal.slot(slot).job()
+        from_work = true;
+        let attached = shared.signal.slot(slot);
+        let job = match last_job {
+            // Deliberately broken: a job kept from an earlier dispatch in this slot.
+            Some((kept, job)) if cfg!(rayforce_loom_broken = "stale_job") && kept == slot => job,
+            _ => attached.job(),
         };
-        last_job = (slot, job);
-        assert!(
-            !job.is_null(),
-            "attached to no dispatch: a permit outlived its dispatch"
-        );
-        // SAFETY: we are attached, so the dispatch that owns `job` has not returned and
-        // will not until we detach (`Job`'s `# Safety`).
-        let ran = unsafe { &*job }.work(sync::now_ns(), forked_away);
+        last_job = Some((slot, job));
         if forked_away() {
             break; // the old crew is abandoned here: touch none of its locks
         }
-        if ran == 0 {
-            Counters::bump(&shared.counters.empty_attachments);
+        // The job is live: we are attached, so its dispatch has not returned and will not
+        // until we detach (`Job`'s `# Safety`).
+        job.run(task..task + 1, &attached.panics);
+        // What waiting for the permit taught, counted once the first task ran.
+        Counters::bump(&counters.wakeups);
+        if let Some(spun) = spun {
+            shared.signal.end_spin(spun, &mut gaps, counters);
+        }
+        job.work(attached.cursor(), &attached.panics, forked_away, || {});
+        if forked_away() {
+            break;
         }
         shared.signal.detach(slot);
     }

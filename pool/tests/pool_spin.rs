@@ -71,7 +71,6 @@ fn back_to_back_dispatches_are_caught_while_spinning() {
         stats.caught_spinning > 10 * stats.kernel_wakeups,
         "back to back, waits end while spinning, not in the kernel: {stats:?}"
     );
-    assert!(stats.spin_time > Duration::ZERO, "{stats:?}");
 }
 
 #[test]

@@ -24,7 +24,7 @@ const SPIN: SpinLimits = SpinLimits {
 /// Helper 1's wait for a permit (the one active helper), with fresh gaps (so it spins when
 /// `limits` allow).
 fn wait(signal: &Signal, counters: &Counters) -> Wait {
-    signal.wait_for_permit(1, &mut Gaps::default(), &mut 0, counters)
+    signal.wait_for_permit(1, &mut Gaps::default(), &mut 0, counters, false)
 }
 
 /// Whether a helper took the permit of slot 0: the helper sets the flag after attaching.
@@ -54,8 +54,11 @@ impl Taken {
 fn helper(signal: &Signal, counters: &Counters, taken: &Taken, permits: usize) {
     for _ in 0..permits {
         match wait(signal, counters) {
-            Wait::Attached(slot) => {
+            Wait::Attached { slot, spun, .. } => {
                 taken.set(slot, true);
+                if let Some(spun) = spun {
+                    signal.end_spin(spun, &mut Gaps::default(), counters);
+                }
                 signal.detach(slot);
             }
             Wait::Shutdown => panic!("shut down with a permit left"),
@@ -73,7 +76,7 @@ fn dispatch_one_permit(signal: &Signal, counters: &Counters, taken: &Taken) {
     taken.wait(slot);
     // As the pool does: withdraw first (nothing is left), so `attached` can only fall.
     assert_eq!(signal.withdraw(slot), 0);
-    signal.wait_until_quiet(slot, counters, || true);
+    signal.wait_until_quiet(slot, counters);
     assert_eq!(signal.slot(slot).state(), SignalState::IDLE);
     signal.slot(slot).release();
 }
@@ -115,7 +118,7 @@ fn withdrawn_permits_are_never_taken() {
         let helper = {
             let signal = Arc::clone(&signal);
             thread::spawn(move || {
-                if signal.slot(0).try_attach() {
+                if signal.slot(0).try_attach().is_some() {
                     signal.detach(0);
                     true
                 } else {
@@ -126,7 +129,7 @@ fn withdrawn_permits_are_never_taken() {
         assert_eq!(signal.own_slot(), Some(0));
         signal.post(0, 1);
         let withdrawn = signal.withdraw(0);
-        signal.wait_until_quiet(0, &counters, || true);
+        signal.wait_until_quiet(0, &counters);
         let attached = helper.join().unwrap();
         assert_eq!(
             withdrawn == 1,
