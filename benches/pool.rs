@@ -455,9 +455,8 @@ fn uneven<M: Measurement>(c: &mut Criterion<M>, label: &str) {
     group.finish();
 }
 
-/// Body counts of the N-body shape: 24 bodies take about the 1.2 us of forces that the
-/// issue measured for 32 there; 16 and 24 sweep below the sizes it named.
-const BODIES: [usize; 5] = [16, 24, 32, 64, 128];
+/// Body counts of the N-body shape, 32 to 128 and the sizes around them.
+const BODIES: [usize; 6] = [16, 24, 32, 48, 64, 128];
 
 /// The N-body shape: each iteration is one step, two regions of one contiguous block per
 /// participant. Serial code; the pool; rayon with the whole loop inside one `install`, its

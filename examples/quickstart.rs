@@ -1,45 +1,48 @@
-//! Quickstart: the Runtime as the global allocator, and a parallel job on its pool.
-//! A parallel histogram of 10 million pseudo-random bytes, checked against a serial count.
+//! Quickstart: the Runtime as the global allocator, and data-parallel operations on its
+//! pool. A histogram of 10 million pseudo-random bytes (one histogram per participant,
+//! combined once), checked against a serial count, then its busiest byte and the offsets
+//! of each byte's run in a sorted copy (a prefix sum).
 
 use rayforce_rt::cpu::CpuPolicy;
+use rayforce_rt::prelude::*;
 use rayforce_rt::Runtime;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 #[global_allocator]
 static RT: Runtime = Runtime::new(CpuPolicy::Physical);
 
 fn main() {
-    let data: Vec<u8> = (0u64..10_000_000)
-        .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8)
-        .collect();
-
     let pool = RT.pool(); // built on first use, sized like the allocator's arenas
-    let histogram: Vec<AtomicU64> = (0..256).map(|_| AtomicU64::new(0)).collect();
-    let chunk = data.len().div_ceil(64);
-    pool.dispatch(64, |task| {
-        let mut local = [0u64; 256];
-        for &byte in data.chunks(chunk).nth(task).unwrap_or(&[]) {
-            local[byte as usize] += 1;
-        }
-        for (bin, count) in histogram.iter().zip(local) {
-            bin.fetch_add(count, Ordering::Relaxed);
-        }
+    let data: Vec<u8> = pool.map(10_000_000, |i| {
+        ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8
     });
+
+    let histogram = pool.fold(
+        data.len(),
+        || [0u64; 256],
+        |counts, i| counts[data[i] as usize] += 1,
+        |mut a, b| {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+            a
+        },
+    );
 
     let mut serial = [0u64; 256];
     data.iter().for_each(|&b| serial[b as usize] += 1);
-    let parallel: Vec<u64> = histogram.into_iter().map(AtomicU64::into_inner).collect();
     assert_eq!(
-        parallel, serial,
+        histogram, serial,
         "the parallel histogram matches the serial one"
     );
 
-    let busiest = (0..256).max_by_key(|&b| parallel[b]).unwrap_or(0);
+    let busiest = pool.max_by_key(256, |b| histogram[b]).unwrap_or(0);
+    let mut offsets = [0u64; 256];
+    pool.scan_exclusive(&histogram, &mut offsets, 0, |a, b| a + b);
     println!(
-        "histogram of {} bytes on {} workers: most common byte {busiest:#04x} ({} times)",
+        "histogram of {} bytes on {} workers: most common byte {busiest:#04x} ({} times); \
+         in sorted order it starts at {}",
         data.len(),
         pool.width(),
-        parallel[busiest]
+        histogram[busiest],
+        offsets[busiest]
     );
     println!("{}", RT.report());
 }

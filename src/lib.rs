@@ -11,7 +11,7 @@ mod runtime;
 
 pub use cpu_time::process_cpu_time;
 pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
-pub use rayforce_pool::Pool;
+pub use rayforce_pool::{prelude, Pool, Wide};
 pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};
 pub use report::{CpuReport, FollowReport, QuotaReport, Report};
 pub use runtime::Runtime;

@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::process::{Command, Output};
 
-const WORKLOADS: [&str; 3] = ["hash_join", "random_lookups", "group_by"];
+const WORKLOADS: [&str; 4] = ["hash_join", "random_lookups", "group_by", "short_queries"];
 
 /// `compare --quick` with small sizes, then `args`.
 fn compare(args: &[&str]) -> Output {
@@ -241,7 +241,7 @@ fn the_baseline_subcommand_refuses_to_run_on_the_runtime() {
             "--table-len",
             "1",
         ])
-        .args(["--steps", "1", "--group-rows", "1"])
+        .args(["--steps", "1", "--group-rows", "1", "--queries", "1"])
         .env_remove("RAYFORCE_COMPARE_ENGINE")
         .output()
         .unwrap();

@@ -1,15 +1,26 @@
-//! The N-body shape of fork_union's benchmark: each step is two parallel regions, the forces
-//! on every body (O(N^2)) and then the integration (O(N)), each participant taking one
-//! contiguous block of bodies. Serial code, the pool and rayon run the same kernels on the
-//! same state, so their results are equal bit for bit.
+//! The N-body shape of fork_union's benchmark (`scripts/nbody.rs` there: gravity with a
+//! fast reciprocal square root, then the integration): each step is two parallel regions,
+//! the forces on every body (O(N^2)) and then the integration (O(N)), each participant
+//! taking one contiguous block of bodies. The bodies are stored one array per coordinate
+//! and the force loop keeps one sum per vector lane, so it runs on vector instructions.
+//! Serial code, the pool and rayon run the same kernels on the same state, so their
+//! results are equal bit for bit.
 
 use std::cell::UnsafeCell;
 use std::ops::Range;
 
+const G: f32 = 6.674e-11;
 const DT: f32 = 0.01;
 /// Bodies per vector of the force loop; body counts are multiples of it.
 const LANES: usize = 8;
-const SOFTENING: f32 = 1e-3;
+const SOFTENING: f32 = 1.0e-9;
+
+/// One Newton step of the classic fast inverse square root, as the original.
+#[inline]
+fn fast_rsqrt(x: f32) -> f32 {
+    let y = f32::from_bits(0x5f37_59dfu32.wrapping_sub(x.to_bits() >> 1));
+    y * (1.5 - 0.5 * x * y * y)
+}
 
 /// One coordinate (or the mass) of every body: plain `f32`s, which the compiler vectorises.
 struct Column(Vec<UnsafeCell<f32>>);
@@ -62,7 +73,8 @@ pub struct Bodies {
 unsafe impl Sync for Bodies {}
 
 impl Bodies {
-    /// `n` bodies at seeded pseudo-random places, at rest.
+    /// `n` bodies at seeded pseudo-random places in the unit cube, at rest, with masses in
+    /// [1e20, 1e25).
     pub fn new(n: usize) -> Bodies {
         assert_eq!(n % LANES, 0, "a multiple of {LANES} bodies");
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -119,8 +131,8 @@ impl Bodies {
             for ((x, y), (z, mass)) in chunks {
                 for k in 0..LANES {
                     let d = [x[k] - me[0], y[k] - me[1], z[k] - me[2]];
-                    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + SOFTENING;
-                    let s = mass[k] / (r2 * r2.sqrt());
+                    let inv = fast_rsqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + SOFTENING);
+                    let s = G * mass[k] * inv * inv * inv;
                     for a in 0..3 {
                         f[a][k] += d[a] * s;
                     }

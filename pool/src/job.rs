@@ -4,10 +4,11 @@
 //! cost and shrink toward the end (README "Claiming"). `Panics` keeps a dispatch's first
 //! panic for its caller.
 
-use crate::sync::{self, AtomicPtr, AtomicUsize, Ordering};
+use crate::sync::{self, AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use crate::tasks::{self, Participant, Tasks};
 use crate::unwind::{self, Panic};
 use std::ops::Range;
-use std::panic::{self, AssertUnwindSafe};
+use std::panic;
 use std::ptr;
 
 /// A chunk should run about this long: a claim (one compare-and-swap on a line other
@@ -15,8 +16,9 @@ use std::ptr;
 /// the participant that ends last waits for at most about this long.
 const CHUNK_TARGET_NS: u64 = 20_000;
 
-/// Runs a range of tasks of the closure behind the pointer, handing panics to `Panics`.
-pub(crate) type RunRange = unsafe fn(*const (), Range<usize>, &Panics);
+/// Runs a range of tasks of the closure behind the pointer as a participant, handing panics
+/// to `Panics` (`tasks::run_erased`).
+pub(crate) type RunRange = unsafe fn(*const (), Participant, Range<usize>, &Panics);
 
 /// One dispatch's tasks, as every participant sees them.
 ///
@@ -35,6 +37,10 @@ pub(crate) struct Job {
     /// The largest chunk: the cursor, which each participant's last claim may carry past
     /// `n_tasks`, then stays below `usize::MAX`.
     pub(crate) max_chunk: usize,
+    /// Set when no more tasks need to run (an operation found what it looked for): no
+    /// participant claims another chunk. Null for a dispatch that runs every task. On the
+    /// caller's stack, valid as `data` is.
+    pub(crate) stop: *const AtomicBool,
     /// Under loom: the caller's liveness cell (see [`Liveness`]).
     #[cfg(rayforce_loom)]
     pub(crate) alive: *const Liveness,
@@ -64,62 +70,54 @@ impl Liveness {
     }
 }
 
-/// Runs tasks `range` of the closure behind `data`. A panicking task is caught and handed
-/// to `panics` (the first is kept); the rest of the range still runs.
-///
-/// # Safety
-/// `data` must point to a live `F`.
-unsafe fn run_range<F: Fn(usize) + Sync>(data: *const (), range: Range<usize>, panics: &Panics) {
-    // SAFETY: the caller guarantees `data` is a live `F`.
-    let f = unsafe { &*data.cast::<F>() };
-    let mut next = range.start;
-    while next < range.end {
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            while next < range.end {
-                let task = next;
-                next += 1;
-                f(task);
-            }
-        }));
-        if let Err(payload) = outcome {
-            panics.keep_first(payload);
-        }
-    }
-}
-
-// SAFETY: `data` points to an `F: Sync`, only ever called through `&F`; lifetimes are
-// enforced by the protocol (see the struct's `# Safety`).
+// SAFETY: `data` points to a `T: Tasks`, which is `Sync`, only ever called through `&T`, and
+// `stop` to an atomic; lifetimes are enforced by the protocol (see the struct's `# Safety`).
 unsafe impl Send for Job {}
 
 impl Job {
-    /// A job of `n_tasks` calls of `f`, for up to `participants` participants; `alive` is
-    /// the caller's, on its stack for the dispatch's length.
-    pub(crate) fn new<F: Fn(usize) + Sync>(
-        f: &F,
+    /// A job of `n_tasks` tasks of `closure`, for up to `participants` participants, which
+    /// stop claiming once `stop` is set; `closure`, `stop` and `alive` are the caller's, on
+    /// its stack for the dispatch's length.
+    pub(crate) fn new<T: Tasks>(
+        closure: &T,
         n_tasks: usize,
         participants: usize,
+        stop: Option<&AtomicBool>,
         #[cfg_attr(not(rayforce_loom), allow(unused_variables))] alive: &Liveness,
     ) -> Job {
         Job {
-            run: run_range::<F>,
-            data: (f as *const F).cast(),
+            run: tasks::run_erased::<T>,
+            data: (closure as *const T).cast(),
             n_tasks,
             participants: participants.max(1),
             max_chunk: max_chunk(n_tasks, participants.max(1)),
+            stop: stop.map_or(ptr::null(), |stop| stop as *const AtomicBool),
             #[cfg(rayforce_loom)]
             alive,
         }
     }
 
     /// Runs `tasks`, which this participant owns (its first task, or every task of an
-    /// inline dispatch); panics go to `panics`.
+    /// inline dispatch), as `who`; panics go to `panics`.
     #[inline]
-    pub(crate) fn run(&self, tasks: Range<usize>, panics: &Panics) {
+    pub(crate) fn run(&self, who: Participant, tasks: Range<usize>, panics: &Panics) {
         #[cfg(rayforce_loom)]
         self.assert_alive();
         // SAFETY: the closure is live while a participant holds tasks of it (struct
         // `# Safety`; for the caller, its caller holds it).
-        unsafe { (self.run)(self.data, tasks, panics) };
+        unsafe { (self.run)(self.data, who, tasks, panics) };
+    }
+
+    /// Whether the job's stop flag is set (no more chunks to claim).
+    #[inline]
+    pub(crate) fn stopped(&self) -> bool {
+        if cfg!(rayforce_loom_broken = "claim_after_stop") {
+            return false; // deliberately broken: participants claim on after the stop
+        }
+        // SAFETY: `stop` is null or the caller's flag, live as the job (struct `# Safety`).
+        // Relaxed: the flag publishes nothing; what the task that set it found reaches the
+        // caller through the detach's Release and the quiet check's Acquire.
+        !self.stop.is_null() && unsafe { &*self.stop }.load(Ordering::Relaxed)
     }
 
     /// Claims and runs chunks of the tasks beyond the participants' first ones (from
@@ -129,6 +127,7 @@ impl Job {
     /// withdraws the dispatch's permits there). Panics go to `panics` (README "Panics").
     pub(crate) fn work(
         &self,
+        who: Participant,
         cursor: &AtomicUsize,
         panics: &Panics,
         stop: impl Fn() -> bool,
@@ -139,7 +138,7 @@ impl Job {
         // needs the clock.
         let claimable = self.n_tasks.saturating_sub(self.participants);
         if claimable <= 2 * self.participants {
-            return self.work_one_at_a_time(cursor, panics, stop, claimed_last);
+            return self.work_one_at_a_time(who, cursor, panics, stop, claimed_last);
         }
         let mut clock = sync::now_ns();
         let mut ran = 0;
@@ -148,7 +147,7 @@ impl Job {
         loop {
             #[cfg(rayforce_loom)]
             self.assert_alive();
-            if stop() {
+            if stop() || self.stopped() {
                 return ran;
             }
             let tasks = self.claim(cursor, chunk, &mut seen_left);
@@ -159,7 +158,7 @@ impl Job {
                 claimed_last();
             }
             let len = tasks.len();
-            self.run(tasks, panics);
+            self.run(who, tasks, panics);
             ran += len;
             let now = sync::now_ns();
             chunk = next_chunk(len, now.saturating_sub(clock));
@@ -171,6 +170,7 @@ impl Job {
     #[inline]
     fn work_one_at_a_time(
         &self,
+        who: Participant,
         cursor: &AtomicUsize,
         panics: &Panics,
         stop: impl Fn() -> bool,
@@ -180,7 +180,7 @@ impl Job {
         loop {
             #[cfg(rayforce_loom)]
             self.assert_alive();
-            if stop() {
+            if stop() || self.stopped() {
                 return ran;
             }
             // Relaxed: as in `claim`.
@@ -194,7 +194,7 @@ impl Job {
             if task + 1 == self.n_tasks {
                 claimed_last();
             }
-            self.run(task..task + 1, panics);
+            self.run(who, task..task + 1, panics);
             ran += 1;
         }
     }
@@ -306,7 +306,7 @@ impl Panics {
 
     /// Keeps `payload` if it is the first panic; otherwise discards it where its `Drop`
     /// cannot unwind into the protocol.
-    fn keep_first(&self, payload: Panic) {
+    pub(crate) fn keep_first(&self, payload: Panic) {
         let boxed = Box::into_raw(Box::new(payload));
         // Release: publishes the payload to `take`'s Acquire swap. A failed exchange reads
         // nothing through the pointer it sees.
@@ -359,9 +359,11 @@ impl Drop for Panics {
 #[cfg(all(test, not(rayforce_loom)))]
 mod tests {
     use super::*;
+    use crate::tasks::Each;
 
-    fn job<F: Fn(usize) + Sync>(f: &F, n: usize, participants: usize) -> Job {
-        Job::new(f, n, participants, &Liveness::new())
+    /// A job of `n` tasks of `tasks` (which must outlive it) for `participants`.
+    fn job<F: Fn(usize) + Sync>(tasks: &Each<F>, n: usize, participants: usize) -> Job {
+        Job::new(tasks, n, participants, None, &Liveness::new())
     }
 
     #[test]
@@ -375,7 +377,7 @@ mod tests {
 
     #[test]
     fn claims_cover_every_task_once_and_shrink_toward_the_end() {
-        let f = |_: usize| ();
+        let f = Each(|_: usize| ());
         let job = job(&f, 1000, 2);
         let cursor = AtomicUsize::new(0);
         let mut seen_left = 1000;
@@ -411,7 +413,7 @@ mod tests {
 
     #[test]
     fn the_cursor_never_overflows() {
-        let f = |_: usize| ();
+        let f = Each(|_: usize| ());
         let job = job(&f, usize::MAX - 3, 4);
         let cursor = AtomicUsize::new(0);
         let mut seen_left = usize::MAX;
@@ -437,13 +439,14 @@ mod tests {
     fn claims_start_after_the_first_tasks_and_the_last_is_reported_once() {
         for n in [3, 5, 6, 7, 1000] {
             let runs: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
-            let f = |i: usize| {
+            let f = Each(|i: usize| {
                 runs[i].fetch_add(1, Ordering::Relaxed);
-            };
+            });
             let job = job(&f, n, 2);
             let cursor = AtomicUsize::new(2); // as `Slot::publish` sets it
             let mut last = 0;
-            let ran = job.work(&cursor, &Panics::new(), || false, || last += 1);
+            let caller = Participant::CALLER;
+            let ran = job.work(caller, &cursor, &Panics::new(), || false, || last += 1);
             assert_eq!((ran, last), (n - 2, 1), "{n} tasks");
             let counts: Vec<usize> = runs.iter().map(|r| r.load(Ordering::Relaxed)).collect();
             assert_eq!(counts[..2], [0, 0], "{n}: the first tasks are not claimed");

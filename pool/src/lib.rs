@@ -5,6 +5,11 @@
 //! `dispatch_wide` lets latency-bound work use them. The signalling protocol, and why each
 //! memory ordering is enough, is in `README.md` beside this file; its loom models are in
 //! `src/tests/` (internals) and the `rayforce-loom-tests` crate (public API).
+//!
+//! Above `dispatch`, the data-parallel operations ([`prelude`]) get results out without
+//! atomics, locks or `unsafe`: `map` into a `Vec`, `for_each_mut` and `chunks_mut` over
+//! mutable slices, `fold` with state per participant (and `reduce`, `sum`, `min_by_key`,
+//! `max_by_key`), `find_any`, `any` and `all` with early exit, and prefix sums.
 
 mod builder;
 mod crew;
@@ -12,12 +17,14 @@ mod follow;
 mod fork;
 mod fork_once;
 mod job;
+mod ops;
 mod pool;
 mod signal;
 mod slot;
 mod spin;
 mod stats;
 mod sync;
+mod tasks;
 mod unwind;
 mod worker;
 
@@ -26,9 +33,17 @@ mod tests;
 
 pub use builder::{widths, BuildError, PoolBuilder, MAX_WIDTH};
 pub use fork_once::ForkOnceCell;
+pub use ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan, Runs, Wide};
 pub use pool::Pool;
 pub use slot::SignalState;
 pub use stats::{StartFailure, Stats};
+pub use tasks::Participant;
+
+/// The data-parallel operations, in scope: `use rayforce_pool::prelude::*;`, then
+/// `pool.map(n, |i| ..)`, `pool.fold(..)`, `pool.wide().sum(..)`.
+pub mod prelude {
+    pub use crate::ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
+}
 
 /// The crate README's examples, compiled and run as doctests so that they stay true.
 #[cfg(doctest)]

@@ -10,10 +10,12 @@ use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
 use crate::sync::unmodeled::AtomicPtr;
-use crate::sync::{self, thread_local, AtomicU64, Ordering};
+use crate::sync::{self, thread_local, AtomicBool, AtomicU64, Ordering};
+use crate::tasks::{Chunks, Each, EachWithWorker, Participant, Tasks};
 use crate::unwind::AbortOnUnwind;
 use rayforce_tunables::cpu::{self, CpuCounts};
 use std::cell::Cell;
+use std::ops::Range;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 
 // Whether this thread is running a pool task (any pool's): a dispatch from inside a task
@@ -301,7 +303,7 @@ impl Pool {
     /// dispatches; with all slots taken, or from inside a task, the tasks run inline on the
     /// caller).
     pub fn dispatch<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
-        self.run(n_tasks, &f, false);
+        self.run(n_tasks, &Each(f), Region::NARROW);
     }
 
     /// Like [`dispatch`](Self::dispatch), for latency-bound work: up to
@@ -309,21 +311,81 @@ impl Pool {
     /// policy leaves idle. The extra helpers start on first use; if they cannot be started,
     /// the dispatch runs on those that exist.
     pub fn dispatch_wide<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
-        self.run(n_tasks, &f, true);
+        self.run(n_tasks, &Each(f), Region::WIDE);
     }
 
-    fn run<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: &F, wide: bool) {
+    /// Like [`dispatch`](Self::dispatch) (or [`dispatch_wide`](Self::dispatch_wide) with
+    /// `wide`), and passes each task the index of the worker that runs it, for scratch space
+    /// kept per worker: `f(worker, task)`. Worker 0 is the calling thread; worker k is
+    /// helper k, the same thread from one dispatch to the next. Indices are below
+    /// [`wide_width`](Self::wide_width) (any helper may serve a narrow dispatch), and no two
+    /// threads of one dispatch share one; a dispatch from inside a task runs inline, on
+    /// worker 0.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// // One buffer per worker, reused from dispatch to dispatch.
+    /// let scratch: Vec<Mutex<Vec<u64>>> = (0..pool.wide_width()).map(|_| Mutex::default()).collect();
+    /// pool.dispatch_with_worker(8, false, |worker, task| {
+    ///     scratch[worker].lock().unwrap().push(task as u64);
+    /// });
+    /// let all: u64 = scratch.iter().flat_map(|s| s.lock().unwrap().clone()).sum();
+    /// assert_eq!(all, 28);
+    /// ```
+    pub fn dispatch_with_worker<F>(&self, n_tasks: usize, wide: bool, f: F)
+    where
+        F: Fn(usize, usize) + Sync,
+    {
+        let region = if wide { Region::WIDE } else { Region::NARROW };
+        self.run(n_tasks, &EachWithWorker(f), region);
+    }
+
+    /// The data-parallel operations' hook (`ops/`, README "The operations' hook"): runs
+    /// `f(participant, range)` over claimed ranges of `0..n_tasks`, on at most `region`'s
+    /// participants, each participant's `slot` below that; once `region.stop` is set, no
+    /// participant claims another range.
+    /// Returns whether every task ran (or the stop flag cut the region short): false only
+    /// in a child forked from inside a task, where the tasks the parent's helpers held never
+    /// finish (README "Fork").
+    pub(crate) fn run_chunks<F>(&self, n_tasks: usize, region: Region<'_>, f: F) -> bool
+    where
+        F: Fn(Participant, Range<usize>) + Sync,
+    {
+        self.run(n_tasks, &Chunks(f), region)
+    }
+
+    /// This pool's data-parallel operations on up to its wide width (`dispatch_wide`'s):
+    /// `pool.wide().map(..)`; see [`Wide`](crate::ops::Wide).
+    pub fn wide(&self) -> crate::ops::Wide<'_> {
+        crate::ops::Wide(self)
+    }
+
+    /// The widest a region runs at now: its participants' `slot`s are below this.
+    pub(crate) fn region_width(&self, wide: bool) -> usize {
+        if wide {
+            self.wide_width()
+        } else {
+            self.width()
+        }
+    }
+
+    /// Runs the region; false if a task forked and this is the child (README "Fork").
+    fn run<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) -> bool {
         if n_tasks == 0 {
-            return;
+            return true;
         }
         if self.follow.due() {
             self.refresh();
         }
         let (width, wide_width) = self.active();
-        let max_helpers = if wide { wide_width } else { width } - 1;
+        let max_helpers = if region.wide { wide_width } else { width } - 1;
         let crew = self.crew();
         crew.ensure(max_helpers, self.on_start.as_ref());
-        let helpers = crew.serving().min(max_helpers);
+        let helpers = crew
+            .serving()
+            .min(max_helpers)
+            .min(region.participants.max(1) - 1);
         let shared = &crew.shared;
         let counters = shared.counters.callers();
         Counters::bump(&counters.dispatches);
@@ -336,15 +398,17 @@ impl Pool {
         let Some(slot) = slot else {
             Counters::bump(&counters.inline_dispatches);
             let panics = Panics::new();
-            as_task(|| Job::new(f, n_tasks, 1, &alive).run(0..n_tasks, &panics));
-            return panics.resume();
+            let job = Job::new(closure, n_tasks, 1, region.stop, &alive);
+            as_task(|| job.run(Participant::CALLER, 0..n_tasks, &panics));
+            panics.resume();
+            return true;
         };
         let permits = if cfg!(rayforce_loom_broken = "signal_all") {
             helpers // deliberately broken: wakes helpers that can find no task
         } else {
             (n_tasks - 1).min(helpers)
         };
-        let job = Job::new(f, n_tasks, permits + 1, &alive);
+        let job = Job::new(closure, n_tasks, permits + 1, region.stop, &alive);
         // README "Dispatch", steps 2-7. Nothing from here to the end of step 6 may unwind:
         // helpers hold pointers into the caller's closure (README "Panics").
         let guard = AbortOnUnwind("a dispatch between posting and quiet");
@@ -358,10 +422,12 @@ impl Pool {
         // caller ran its share takes no part, so a region too small to share runs on the
         // caller alone, and the caller does not wait for it (README "Claiming").
         let participants = job.participants;
+        let caller = Participant::CALLER;
         as_task(|| {
-            job.run(0..1, &owned.panics);
+            job.run(caller, 0..1, &owned.panics);
             let mut left = None;
             job.work(
+                caller,
                 owned.cursor(),
                 &owned.panics,
                 || false,
@@ -370,14 +436,17 @@ impl Pool {
                 },
             );
             let left = left.unwrap_or_else(|| signal.withdraw(slot)) as usize;
-            job.run(participants - left..participants, &owned.panics);
+            if !job.stopped() {
+                job.run(caller, participants - left..participants, &owned.panics);
+            }
         });
         if shared.generation != fork::generation() {
             // A task forked and this is the child: the helpers counted as attached exist
             // only in the parent, and this crew is abandoned (README "Fork").
             guard.disarm();
             alive.end();
-            return owned.panics.resume();
+            owned.panics.resume();
+            return false;
         }
         if cfg!(rayforce_loom_broken = "complete_on_signal") {
             // Deliberately broken: returns once no permit is left, not when work is done.
@@ -392,7 +461,32 @@ impl Pool {
         let panic = owned.panics.take();
         owned.release();
         job::resume(panic);
+        true
     }
+}
+
+/// How a region runs: narrow or wide, on how many participants at most, and with what flag
+/// to stop claiming.
+#[derive(Clone, Copy)]
+pub(crate) struct Region<'a> {
+    pub(crate) wide: bool,
+    pub(crate) participants: usize,
+    pub(crate) stop: Option<&'a AtomicBool>,
+}
+
+impl Region<'_> {
+    /// As `dispatch`: up to the pool's width, every task.
+    const NARROW: Region<'static> = Region {
+        wide: false,
+        participants: usize::MAX,
+        stop: None,
+    };
+    /// As `dispatch_wide`: up to the pool's wide width, every task.
+    const WIDE: Region<'static> = Region {
+        wide: true,
+        participants: usize::MAX,
+        stop: None,
+    };
 }
 
 /// Runs `f` marked as a pool task, restoring the mark after.

@@ -49,6 +49,7 @@ struct Signal {
     n_tasks: AtomicUsize,
     participants: AtomicUsize,
     max_chunk: AtomicUsize,
+    stop: AtomicPtr<AtomicBool>,
     #[cfg(rayforce_loom)]
     alive: AtomicPtr<crate::job::Liveness>,
     /// Whether the owner is blocked (or about to block) waiting for quiet; read by every
@@ -89,6 +90,7 @@ impl Slot {
                 n_tasks: AtomicUsize::new(0),
                 participants: AtomicUsize::new(1),
                 max_chunk: AtomicUsize::new(0),
+                stop: AtomicPtr::new(std::ptr::null_mut()),
                 #[cfg(rayforce_loom)]
                 alive: AtomicPtr::new(std::ptr::null_mut()),
                 caller_sleeping: AtomicBool::new(false),
@@ -142,6 +144,7 @@ impl Slot {
             .participants
             .store(job.participants, Ordering::Relaxed);
         signal.max_chunk.store(job.max_chunk, Ordering::Relaxed);
+        signal.stop.store(job.stop.cast_mut(), Ordering::Relaxed);
         #[cfg(rayforce_loom)]
         signal.alive.store(job.alive.cast_mut(), Ordering::Relaxed);
         self.work.next.store(job.participants, Ordering::Relaxed);
@@ -166,6 +169,7 @@ impl Slot {
             n_tasks: signal.n_tasks.load(Ordering::Relaxed),
             participants: signal.participants.load(Ordering::Relaxed),
             max_chunk: signal.max_chunk.load(Ordering::Relaxed),
+            stop: signal.stop.load(Ordering::Relaxed),
             #[cfg(rayforce_loom)]
             alive: signal.alive.load(Ordering::Relaxed),
         }

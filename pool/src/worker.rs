@@ -8,6 +8,7 @@ use crate::pool::mark_helper_thread;
 use crate::signal::Wait;
 use crate::spin::Gaps;
 use crate::stats::Counters;
+use crate::tasks::Participant;
 use crate::unwind::{self, AbortOnUnwind};
 use std::panic::{self, AssertUnwindSafe};
 
@@ -59,15 +60,22 @@ pub(crate) fn run(
         if forked_away() {
             break; // the old crew is abandoned here: touch none of its locks
         }
+        // The permit's task is its place in the dispatch; its index, its worker.
+        let who = Participant {
+            slot: task,
+            worker: index,
+        };
         // The job is live: we are attached, so its dispatch has not returned and will not
         // until we detach (`Job`'s `# Safety`).
-        job.run(task..task + 1, &attached.panics);
+        if !job.stopped() {
+            job.run(who, task..task + 1, &attached.panics);
+        }
         // What waiting for the permit taught, counted once the first task ran.
         Counters::bump(&counters.wakeups);
         if let Some(spun) = spun {
             shared.signal.end_spin(spun, &mut gaps, counters);
         }
-        job.work(attached.cursor(), &attached.panics, forked_away, || {});
+        job.work(who, attached.cursor(), &attached.panics, forked_away, || {});
         if forked_away() {
             break;
         }

@@ -26,6 +26,8 @@ pub(crate) struct Args {
     steps: usize,
     #[arg(long)]
     group_rows: usize,
+    #[arg(long)]
+    queries: usize,
 }
 
 impl Args {
@@ -36,10 +38,11 @@ impl Args {
             table_len: self.table_len,
             steps: self.steps,
             group_rows: self.group_rows,
+            queries: self.queries,
         }
     }
 
-    fn of(sizes: &Sizes) -> [String; 10] {
+    fn of(sizes: &Sizes) -> [String; 12] {
         [
             "--rows".into(),
             sizes.rows.to_string(),
@@ -51,6 +54,8 @@ impl Args {
             sizes.steps.to_string(),
             "--group-rows".into(),
             sizes.group_rows.to_string(),
+            "--queries".into(),
+            sizes.queries.to_string(),
         ]
     }
 }

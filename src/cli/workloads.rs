@@ -1,14 +1,16 @@
-//! The built-in workloads of `compare`, three shapes from the field: a hash-join probe
+//! The built-in workloads of `compare`, four shapes from the field: a hash-join probe
 //! (compute- and bandwidth-bound), dependent random lookups into a table far larger than the
-//! last-level cache (latency-bound), and a group-by on string keys whose tasks build hash
-//! maps (allocation-bound: the allocator shows, not only the pool). Each returns a checksum
+//! last-level cache (latency-bound), a group-by on string keys whose tasks build hash maps
+//! (allocation-bound: the allocator shows, not only the pool), and many short queries back
+//! to back (dispatch-bound: a region of a few microseconds each). Each returns a checksum
 //! that does not depend on how many workers ran it, and the units of work it did.
 
+use rayforce_rt::prelude::*;
 use rayforce_rt::Pool;
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::iter::Sum;
+use std::num::Wrapping;
 
 /// Which dispatch a run on the pool uses.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -33,12 +35,52 @@ pub(crate) enum Exec<'a> {
 }
 
 impl Exec<'_> {
-    /// Runs `f(task)` for every task in `0..tasks`, as each side's users write it.
-    fn run(&self, tasks: usize, f: impl Fn(usize) + Sync + Send) {
+    /// The sum of `f(task)` over `0..tasks`, as each side's users write it.
+    fn sum<T, F>(&self, tasks: usize, f: F) -> T
+    where
+        T: Send + Sum<T>,
+        F: Fn(usize) -> T + Sync + Send,
+    {
         match self {
-            Exec::Pool(pool, Mode::Dispatch) => pool.dispatch(tasks, f),
-            Exec::Pool(pool, Mode::Wide) => pool.dispatch_wide(tasks, f),
-            Exec::Rayon(pool) => pool.install(|| (0..tasks).into_par_iter().for_each(f)),
+            Exec::Pool(pool, Mode::Dispatch) => pool.sum(tasks, f),
+            Exec::Pool(pool, Mode::Wide) => pool.wide().sum(tasks, f),
+            Exec::Rayon(pool) => pool.install(|| (0..tasks).into_par_iter().map(f).sum()),
+        }
+    }
+
+    /// `fold` into one state per participant (rayon: per split), combined.
+    fn fold<S, I, F, C>(&self, tasks: usize, init: I, fold: F, combine: C) -> S
+    where
+        S: Send,
+        I: Fn() -> S + Sync + Send,
+        F: Fn(&mut S, usize) + Sync + Send,
+        C: Fn(S, S) -> S + Sync + Send,
+    {
+        match self {
+            Exec::Pool(pool, Mode::Dispatch) => pool.fold(tasks, init, fold, combine),
+            Exec::Pool(pool, Mode::Wide) => pool.wide().fold(tasks, init, fold, combine),
+            Exec::Rayon(pool) => pool.install(|| {
+                let folded = (0..tasks).into_par_iter().fold(&init, |mut state, i| {
+                    fold(&mut state, i);
+                    state
+                });
+                folded.reduce(&init, &combine)
+            }),
+        }
+    }
+
+    /// `f(index, &mut item)` for every item.
+    fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut T) + Sync + Send,
+    {
+        match self {
+            Exec::Pool(pool, Mode::Dispatch) => pool.for_each_mut(items, f),
+            Exec::Pool(pool, Mode::Wide) => pool.wide().for_each_mut(items, f),
+            Exec::Rayon(pool) => pool.install(|| {
+                items.par_iter_mut().enumerate().for_each(|(i, x)| f(i, x));
+            }),
         }
     }
 }
@@ -49,13 +91,15 @@ pub(crate) enum Workload {
     HashJoin,
     RandomLookups,
     GroupBy,
+    ShortQueries,
 }
 
 impl Workload {
-    pub(crate) const ALL: [Workload; 3] = [
+    pub(crate) const ALL: [Workload; 4] = [
         Workload::HashJoin,
         Workload::RandomLookups,
         Workload::GroupBy,
+        Workload::ShortQueries,
     ];
 
     pub(crate) fn as_str(self) -> &'static str {
@@ -63,6 +107,7 @@ impl Workload {
             Workload::HashJoin => "hash_join",
             Workload::RandomLookups => "random_lookups",
             Workload::GroupBy => "group_by",
+            Workload::ShortQueries => "short_queries",
         }
     }
 
@@ -82,6 +127,8 @@ pub(crate) struct Sizes {
     pub(crate) steps: usize,
     /// Rows of the group-by.
     pub(crate) group_rows: usize,
+    /// Short queries per run.
+    pub(crate) queries: usize,
 }
 
 impl Sizes {
@@ -92,6 +139,7 @@ impl Sizes {
         table_len: 32 << 20,
         steps: 20_000,
         group_rows: 1_000_000,
+        queries: 20_000,
     };
 
     /// About 2 s: a table still larger than most last-level caches (32 MiB).
@@ -101,6 +149,7 @@ impl Sizes {
         table_len: 4 << 20,
         steps: 5_000,
         group_rows: 200_000,
+        queries: 5_000,
     };
 }
 
@@ -109,6 +158,7 @@ pub(crate) struct Workloads {
     join: HashJoin,
     lookups: Lookups,
     group_by: GroupBy,
+    queries: ShortQueries,
 }
 
 impl Workloads {
@@ -117,6 +167,7 @@ impl Workloads {
             join: HashJoin::new(sizes.rows, sizes.repeat),
             lookups: Lookups::new(sizes.table_len, sizes.steps),
             group_by: GroupBy::new(sizes.group_rows),
+            queries: ShortQueries::new(sizes.queries),
         }
     }
 
@@ -126,6 +177,7 @@ impl Workloads {
             Workload::HashJoin => self.join.run(exec),
             Workload::RandomLookups => self.lookups.run(exec),
             Workload::GroupBy => self.group_by.run(exec),
+            Workload::ShortQueries => self.queries.run(exec),
         }
     }
 }
@@ -179,16 +231,16 @@ impl HashJoin {
 
     /// `repeat` probe dispatches; (checksum, rows probed).
     pub(crate) fn run(&self, exec: &Exec<'_>) -> (u64, u64) {
-        let total = AtomicU64::new(0);
         let chunk = self.probe.len().div_ceil(PROBE_TASKS).max(1);
-        for _ in 0..self.repeat {
-            exec.run(PROBE_TASKS, |task| {
-                let rows = self.probe.chunks(chunk).nth(task).unwrap_or(&[]);
-                let sum: u64 = rows.iter().map(|&key| self.lookup(key)).sum();
-                total.fetch_add(sum, Ordering::Relaxed);
-            });
-        }
-        (total.into_inner(), (self.probe.len() * self.repeat) as u64)
+        let total: u64 = (0..self.repeat)
+            .map(|_| {
+                exec.sum(PROBE_TASKS, |task| {
+                    let rows = self.probe.chunks(chunk).nth(task).unwrap_or(&[]);
+                    rows.iter().map(|&key| self.lookup(key)).sum::<u64>()
+                })
+            })
+            .sum();
+        (total, (self.probe.len() * self.repeat) as u64)
     }
 }
 
@@ -213,16 +265,15 @@ impl Lookups {
 
     /// One dispatch of `CHAINS` chains; (checksum, loads).
     pub(crate) fn run(&self, exec: &Exec<'_>) -> (u64, u64) {
-        let total = AtomicU64::new(0);
         let len = self.table.len() as u64;
-        exec.run(CHAINS, |chain| {
+        let Wrapping(total) = exec.sum(CHAINS, |chain| {
             let mut at = mix(chain as u64);
             for _ in 0..self.steps {
                 at = mix(at ^ self.table[(at % len) as usize]);
             }
-            total.fetch_add(at, Ordering::Relaxed);
+            Wrapping(at)
         });
-        (total.into_inner(), (CHAINS * self.steps) as u64)
+        (total, (CHAINS * self.steps) as u64)
     }
 }
 
@@ -260,39 +311,97 @@ impl GroupBy {
     /// One group-by of every row; (checksum, rows aggregated).
     pub(crate) fn run(&self, exec: &Exec<'_>) -> (u64, u64) {
         let rows = self.keys.len();
-        let partitions: Vec<Mutex<Vec<HashMap<String, u64>>>> =
-            (0..PARTITIONS).map(|_| Mutex::new(Vec::new())).collect();
         let chunk = rows.div_ceil(GROUP_TASKS).max(1);
-        exec.run(GROUP_TASKS, |task| {
-            let mut maps: Vec<HashMap<String, u64>> =
-                (0..PARTITIONS).map(|_| HashMap::new()).collect();
-            for row in (task * chunk).min(rows)..((task + 1) * chunk).min(rows) {
-                let key = &self.keys[row];
-                let map = &mut maps[(fnv(key) % PARTITIONS as u64) as usize];
-                match map.get_mut(key.as_str()) {
-                    Some(sum) => *sum += self.values[row],
-                    None => {
-                        map.insert(key.clone(), self.values[row]);
+        // Phase one: each participant's own maps, one per partition; combining them only
+        // gathers the maps (one list per participant, in partition order).
+        let maps = exec.fold(
+            GROUP_TASKS,
+            Vec::new,
+            |maps: &mut Vec<HashMap<String, u64>>, task| {
+                if maps.is_empty() {
+                    maps.resize_with(PARTITIONS, HashMap::new);
+                }
+                for row in (task * chunk).min(rows)..((task + 1) * chunk).min(rows) {
+                    let key = &self.keys[row];
+                    let map = &mut maps[(fnv(key) % PARTITIONS as u64) as usize];
+                    match map.get_mut(key.as_str()) {
+                        Some(sum) => *sum += self.values[row],
+                        None => {
+                            map.insert(key.clone(), self.values[row]);
+                        }
                     }
                 }
-            }
-            for (partition, map) in maps.into_iter().enumerate() {
-                partitions[partition].lock().unwrap().push(map);
-            }
-        });
-        let total = AtomicU64::new(0);
-        exec.run(PARTITIONS, |partition| {
-            let maps = std::mem::take(&mut *partitions[partition].lock().unwrap());
+            },
+            |mut a, b| {
+                a.extend(b);
+                a
+            },
+        );
+        // Phase two: each partition's maps merged by one participant (freeing keys that
+        // other threads allocated), into its checksum.
+        let mut partitions: Vec<(Vec<HashMap<String, u64>>, u64)> =
+            (0..PARTITIONS).map(|_| (Vec::new(), 0)).collect();
+        for (i, map) in maps.into_iter().enumerate() {
+            partitions[i % PARTITIONS].0.push(map);
+        }
+        exec.for_each_mut(&mut partitions, |_, (maps, checksum)| {
             let mut merged: HashMap<String, u64> = HashMap::new();
-            for (key, sum) in maps.into_iter().flatten() {
+            for (key, sum) in std::mem::take(maps).into_iter().flatten() {
                 *merged.entry(key).or_insert(0) += sum;
             }
-            let checksum = merged.iter().fold(0u64, |acc, (key, &sum)| {
+            *checksum = merged.iter().fold(0u64, |acc, (key, &sum)| {
                 acc.wrapping_add(mix(fnv(key) ^ sum))
             });
-            total.fetch_add(checksum, Ordering::Relaxed);
         });
-        (total.into_inner(), rows as u64)
+        let total = partitions
+            .iter()
+            .fold(0u64, |acc, &(_, checksum)| acc.wrapping_add(checksum));
+        (total, rows as u64)
+    }
+}
+
+/// Many short queries back to back, as a database serves small requests: each query is one
+/// parallel region that filters a batch of `QUERY_ROWS` rows against a threshold and sums
+/// what passed, the batches of a 4 MiB table taken in turn. A few microseconds of work per
+/// region, so what the region costs to start and end shows.
+pub(crate) struct ShortQueries {
+    table: Vec<u32>,
+    queries: usize,
+}
+
+/// Rows per query, tasks per query, and rows of the table the batches come from.
+const QUERY_ROWS: usize = 4096;
+const QUERY_TASKS: usize = 4;
+const QUERY_TABLE_ROWS: usize = 1 << 20;
+
+impl ShortQueries {
+    pub(crate) fn new(queries: usize) -> ShortQueries {
+        ShortQueries {
+            table: (0..QUERY_TABLE_ROWS as u64)
+                .map(|i| mix(i) as u32)
+                .collect(),
+            queries,
+        }
+    }
+
+    /// `queries` regions; (checksum, rows scanned).
+    pub(crate) fn run(&self, exec: &Exec<'_>) -> (u64, u64) {
+        let batches = QUERY_TABLE_ROWS / QUERY_ROWS;
+        let total: u64 = (0..self.queries)
+            .map(|query| {
+                let batch = &self.table[(query % batches) * QUERY_ROWS..][..QUERY_ROWS];
+                let threshold = (query % 100) as u32;
+                exec.sum(QUERY_TASKS, |task| {
+                    let rows = batch
+                        .chunks(QUERY_ROWS / QUERY_TASKS)
+                        .nth(task)
+                        .unwrap_or(&[]);
+                    let passed = rows.iter().filter(|&&v| v % 100 >= threshold);
+                    passed.map(|&v| u64::from(v)).sum::<u64>()
+                })
+            })
+            .sum();
+        (total, (self.queries * QUERY_ROWS) as u64)
     }
 }
 

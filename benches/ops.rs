@@ -1,0 +1,263 @@
+//! The data-parallel operations against rayon's equivalents (its whole loop inside one
+//! `install`, its strongest form) and serial code, at 1e3, 1e5 and 1e7 items, in wall time
+//! and in process CPU time: map into a `Vec` (cheap, and about 20 ns of work per item), sum
+//! of squares of f32, `out[i] = a[i] + b[i]`, a group-by of 1e6 keys into 1e4 groups with
+//! one hash map per participant, `find_any` with the match at 10% and at 90%, and a prefix
+//! sum of u64 (rayon has none: against serial). Every run's result is checked against
+//! serial code's first. Results: BENCHMARKS.md, "Data-parallel operations".
+#![allow(missing_docs)] // criterion's macros generate undocumented items
+
+mod common;
+
+use common::work::spin_work;
+use common::{settle, ProcessCpuTime};
+use criterion::measurement::{Measurement, WallTime};
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
+use rayforce_pool::prelude::*;
+use rayforce_pool::Pool;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const WIDTH: usize = 2;
+const SIZES: [usize; 3] = [1_000, 100_000, 10_000_000];
+
+/// About 20 ns of arithmetic here (8 xorshift rounds).
+fn twenty_ns(i: usize) -> u64 {
+    spin_work(i as u64, 8)
+}
+
+/// Whether the group measures wall time (false: process CPU time).
+#[derive(Clone, Copy)]
+struct Clock(bool);
+
+impl Clock {
+    /// `iters` runs of `run`, in the clock's time.
+    fn time(self, iters: u64, run: &dyn Fn()) -> Duration {
+        let (cpu, wall) = (rayforce_rt::process_cpu_time(), Instant::now());
+        (0..iters).for_each(|_| run());
+        if self.0 {
+            wall.elapsed()
+        } else {
+            rayforce_rt::process_cpu_time() - cpu
+        }
+    }
+}
+
+/// One shape at one size: serial code, the pool, rayon (each checked equal to serial's
+/// result first), each measured with the others' threads asleep.
+#[allow(clippy::too_many_arguments)]
+fn three<M, T>(
+    group: &mut BenchmarkGroup<'_, M>,
+    clock: Clock,
+    name: &str,
+    n: usize,
+    pool: &Pool,
+    rayon: &rayon::ThreadPool,
+    serial: &(dyn Fn() -> T + Sync),
+    on_pool: &(dyn Fn() -> T + Sync),
+    on_rayon: &(dyn Fn() -> T + Sync),
+) where
+    M: Measurement<Value = Duration>,
+    T: PartialEq + std::fmt::Debug + Send,
+{
+    let expected = serial();
+    assert_eq!(on_pool(), expected, "{name} at {n}: the pool");
+    assert_eq!(rayon.install(on_rayon), expected, "{name} at {n}: rayon");
+    let label = format!("1e{}", n.ilog10());
+    settle();
+    group.bench_function(BenchmarkId::new(format!("{name}/serial"), &label), |b| {
+        b.iter_custom(|iters| clock.time(iters, &|| drop(black_box(serial()))))
+    });
+    group.bench_function(BenchmarkId::new(format!("{name}/rayforce"), &label), |b| {
+        b.iter_custom(|iters| clock.time(iters, &|| drop(black_box(on_pool()))))
+    });
+    let _ = pool; // asleep again before rayon runs
+    settle();
+    group.bench_function(BenchmarkId::new(format!("{name}/rayon"), &label), |b| {
+        b.iter_custom(|iters| rayon.install(|| clock.time(iters, &|| drop(black_box(on_rayon())))))
+    });
+    settle();
+}
+
+fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, clock: Clock) {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    let rayon = rayon::ThreadPoolBuilder::new()
+        .num_threads(WIDTH)
+        .build()
+        .unwrap();
+    let mut group = c.benchmark_group(format!("ops_{label}"));
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_secs(1));
+    for n in SIZES {
+        let (p, r) = (&pool, &rayon);
+        let mix = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        three(
+            &mut group,
+            clock,
+            "map",
+            n,
+            p,
+            r,
+            &|| (0..n).map(mix).collect::<Vec<u64>>(),
+            &|| pool.map(n, mix),
+            &|| (0..n).into_par_iter().map(mix).collect::<Vec<u64>>(),
+        );
+        three(
+            &mut group,
+            clock,
+            "map_20ns",
+            n,
+            p,
+            r,
+            &|| (0..n).map(twenty_ns).collect::<Vec<u64>>(),
+            &|| pool.map(n, twenty_ns),
+            &|| (0..n).into_par_iter().map(twenty_ns).collect::<Vec<u64>>(),
+        );
+        // Zeros and ones: every sum of their squares below 2^24 is exact in f32, so serial
+        // code, the pool and rayon agree bit for bit whatever their grouping.
+        let xs: Vec<f32> = (0..n).map(|i| (mix(i) >> 63) as f32).collect();
+        three(
+            &mut group,
+            clock,
+            "sum_squares",
+            n,
+            p,
+            r,
+            &|| xs.iter().map(|x| x * x).sum::<f32>().to_bits(),
+            &|| pool.sum(n, |i| xs[i] * xs[i]).to_bits(),
+            &|| xs.par_iter().map(|x| x * x).sum::<f32>().to_bits(),
+        );
+        let (a, b): (Vec<u32>, Vec<u32>) = ((0..n as u32).collect(), (0..n as u32).rev().collect());
+        three(
+            &mut group,
+            clock,
+            "add",
+            n,
+            p,
+            r,
+            &|| {
+                let mut out = vec![0u32; n];
+                out.iter_mut()
+                    .zip(a.iter().zip(&b))
+                    .for_each(|(o, (x, y))| *o = x + y);
+                out
+            },
+            &|| {
+                let mut out = vec![0u32; n];
+                pool.for_each_mut(&mut out, |i, o| *o = a[i] + b[i]);
+                out
+            },
+            &|| {
+                let mut out = vec![0u32; n];
+                out.par_iter_mut()
+                    .zip(a.par_iter().zip(b.par_iter()))
+                    .for_each(|(o, (x, y))| *o = x + y);
+                out
+            },
+        );
+        for (name, at) in [("find_10pct", n / 10), ("find_90pct", n * 9 / 10)] {
+            three(
+                &mut group,
+                clock,
+                name,
+                n,
+                p,
+                r,
+                &|| (0..n).find(|&i| mix(i) == mix(at)),
+                &|| pool.find_any(n, |i| mix(i) == mix(at)),
+                &|| (0..n).into_par_iter().find_any(|&i| mix(i) == mix(at)),
+            );
+        }
+        let values: Vec<u64> = (0..n as u64).map(|i| i % 1000).collect();
+        let serial_scan = || {
+            let mut acc = 0u64;
+            values
+                .iter()
+                .map(|v| {
+                    acc += v;
+                    acc
+                })
+                .collect::<Vec<u64>>()
+        };
+        let pool_scan = || {
+            let mut out = vec![0u64; n];
+            pool.scan_inclusive(&values, &mut out, |x, y| x + y);
+            out
+        };
+        // No scan in rayon: serial code stands in its row.
+        three(
+            &mut group,
+            clock,
+            "scan",
+            n,
+            p,
+            r,
+            &serial_scan,
+            &pool_scan,
+            &serial_scan,
+        );
+    }
+    // The group-by: 1e6 keys into 1e4 groups.
+    let n = 1_000_000;
+    let keys: Vec<u32> = (0..n)
+        .map(|i| ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as u32 % 10_000)
+        .collect();
+    let merge = |mut x: HashMap<u32, u64>, y: HashMap<u32, u64>| {
+        for (k, v) in y {
+            *x.entry(k).or_default() += v;
+        }
+        x
+    };
+    let sorted = |map: HashMap<u32, u64>| {
+        let mut v: Vec<_> = map.into_iter().collect();
+        v.sort_unstable();
+        v
+    };
+    three(
+        &mut group,
+        clock,
+        "group_by",
+        n,
+        &pool,
+        &rayon,
+        &|| {
+            let mut m = HashMap::new();
+            for k in &keys {
+                *m.entry(*k).or_default() += 1;
+            }
+            sorted(m)
+        },
+        &|| {
+            sorted(pool.fold(
+                keys.len(),
+                HashMap::new,
+                |m, i| *m.entry(keys[i]).or_default() += 1,
+                merge,
+            ))
+        },
+        &|| {
+            sorted(
+                keys.par_iter()
+                    .fold(HashMap::new, |mut m, k| {
+                        *m.entry(*k).or_default() += 1;
+                        m
+                    })
+                    .reduce(HashMap::new, merge),
+            )
+        },
+    );
+    group.finish();
+}
+
+fn main() {
+    let mut wall = Criterion::default().configure_from_args();
+    operations::<WallTime>(&mut wall, "wall", Clock(true));
+    let mut cpu = Criterion::default()
+        .with_measurement(ProcessCpuTime)
+        .configure_from_args();
+    operations(&mut cpu, "cpu", Clock(false));
+    Criterion::default().configure_from_args().final_summary();
+}

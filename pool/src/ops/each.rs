@@ -1,0 +1,81 @@
+//! Mutable output, safely: every item of a slice, or every chunk of it, handed to a closure
+//! by `&mut` on whichever participant claimed it. An output written from inputs of the same
+//! length is a `for_each_mut` over the output that reads the inputs by index.
+
+use super::region::{complete, Disjoint, Runs};
+use crate::job::Panics;
+use crate::tasks;
+
+/// Mutable output: `for_each_mut` and `chunks_mut`. Run on a [`Pool`](crate::Pool) or on
+/// [`pool.wide()`](crate::Pool::wide).
+pub trait ParallelEach: Runs {
+    /// Calls `f(index, &mut item)` for every item of `items`, in parallel. If calls panic,
+    /// the others still run, and the first panic resumes here afterwards.
+    ///
+    /// Writing an output from inputs of the same length:
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let (a, b) = (vec![1.0f32; 1000], vec![2.0f32; 1000]);
+    /// let mut out = vec![0.0f32; 1000];
+    /// pool.for_each_mut(&mut out, |i, o| *o = a[i] + b[i]);
+    /// assert!(out.iter().all(|&x| x == 3.0));
+    /// ```
+    fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut T) + Sync,
+    {
+        let n = items.len();
+        let items = Disjoint::new(items);
+        let panics = Panics::new();
+        let ran = self.run_region(n, usize::MAX, None, &|_, range| {
+            let start = range.start;
+            // SAFETY: claimed ranges are disjoint.
+            let part = unsafe { items.range(range.clone()) };
+            tasks::each(range, &panics, |i| f(i, &mut part[i - start]));
+        });
+        panics.resume();
+        complete(ran);
+    }
+
+    /// Calls `f(chunk_index, chunk)` for consecutive chunks of `size` items of `items` (the
+    /// last may be shorter), in parallel. If calls panic, the others still run, and the
+    /// first panic resumes here afterwards.
+    ///
+    /// # Panics
+    /// If `size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let mut rows = vec![0u32; 10];
+    /// pool.chunks_mut(&mut rows, 4, |chunk, row| row.fill(chunk as u32));
+    /// assert_eq!(rows, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2]);
+    /// ```
+    fn chunks_mut<T, F>(&self, items: &mut [T], size: usize, f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut [T]) + Sync,
+    {
+        assert!(
+            size > 0,
+            "chunks_mut: a chunk size of 0 (expected at least 1)"
+        );
+        let len = items.len();
+        let items = Disjoint::new(items);
+        let panics = Panics::new();
+        let ran = self.run_region(len.div_ceil(size), usize::MAX, None, &|_, chunks| {
+            tasks::each(chunks, &panics, |chunk| {
+                let start = chunk * size;
+                // SAFETY: claimed chunk indices are disjoint, and so are their items.
+                let part = unsafe { items.range(start..(start + size).min(len)) };
+                f(chunk, part);
+            });
+        });
+        panics.resume();
+        complete(ran);
+    }
+}
+
+impl<R: Runs + ?Sized> ParallelEach for R {}

@@ -1,0 +1,165 @@
+//! Per-participant state and reductions: the engine pattern of one local state per
+//! participant, made when it takes its first range and folded into through every range it
+//! claims, then the states combined once each on the caller (DuckDB's local sink and
+//! `Combine`; oneTBB's `parallel_reduce`). Unlike a state per split, `init` runs at most
+//! once per participant of a region, whatever the number of ranges.
+
+use super::region::{complete, PerParticipant, Runs};
+use std::iter::Sum;
+use std::ops::Range;
+
+/// Reductions with state per participant: `fold`, and `reduce`, `sum`, `min_by_key`,
+/// `max_by_key` over it. Run on a [`Pool`](crate::Pool) or on
+/// [`pool.wide()`](crate::Pool::wide).
+pub trait ParallelFold: Runs {
+    /// Folds every index of `0..n` into state made by `init`, one state per participant
+    /// that takes work (at most once each, however many ranges it claims), then combines
+    /// the states with `combine`, once each, in participant order. With `n == 0`, `init()`.
+    /// Which indices share a state depends on the run: `combine` should not care (an
+    /// associative, commutative merge).
+    ///
+    /// A group-by with one hash map per participant:
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::collections::HashMap;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let keys: Vec<u32> = (0..10_000).map(|i| i % 7).collect();
+    /// let counts = pool.fold(
+    ///     keys.len(),
+    ///     HashMap::<u32, u64>::new,
+    ///     |map, i| *map.entry(keys[i]).or_default() += 1,
+    ///     |mut a, b| {
+    ///         for (k, v) in b {
+    ///             *a.entry(k).or_default() += v;
+    ///         }
+    ///         a
+    ///     },
+    /// );
+    /// assert_eq!(counts[&0], 1429);
+    /// ```
+    fn fold<S, I, F, C>(&self, n: usize, init: I, fold: F, combine: C) -> S
+    where
+        S: Send,
+        I: Fn() -> S + Sync,
+        F: Fn(&mut S, usize) + Sync,
+        C: Fn(S, S) -> S,
+    {
+        fold_ranges(self, n, &init, |state, range| {
+            range.for_each(|i| fold(state, i))
+        })
+        .reduce(combine)
+        .unwrap_or_else(init)
+    }
+
+    /// `op` over `map(i)` for every index, in an unspecified grouping (so `op` should be
+    /// associative and commutative); `None` when `n == 0`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// assert_eq!(pool.reduce(100, |i| i as u64, u64::max), Some(99));
+    /// ```
+    fn reduce<T, M, O>(&self, n: usize, map: M, op: O) -> Option<T>
+    where
+        T: Send,
+        M: Fn(usize) -> T + Sync,
+        O: Fn(T, T) -> T + Sync,
+    {
+        let states = fold_ranges(self, n, &|| None, |state: &mut Option<T>, range| {
+            for i in range {
+                let value = map(i);
+                *state = Some(match state.take() {
+                    Some(acc) => op(acc, value),
+                    None => value,
+                });
+            }
+        });
+        states.flatten().reduce(&op)
+    }
+
+    /// The sum of `f(i)` for every index (`T::sum` of nothing when `n == 0`). Each range is
+    /// one `Iterator::sum`, which the compiler vectorises where it can.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let xs: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+    /// let squares: f32 = pool.sum(xs.len(), |i| xs[i] * xs[i]);
+    /// assert!((squares - 332_833_500.0).abs() < 1e3);
+    /// ```
+    fn sum<T, F>(&self, n: usize, f: F) -> T
+    where
+        T: Send + Sum<T>,
+        F: Fn(usize) -> T + Sync,
+    {
+        let states = fold_ranges(self, n, &|| None, |state: &mut Option<T>, range| {
+            let part: T = range.map(&f).sum();
+            *state = Some(match state.take() {
+                Some(acc) => [acc, part].into_iter().sum(),
+                None => part,
+            });
+        });
+        states.flatten().sum()
+    }
+
+    /// The index whose `key` is least (the lowest such index on ties, as
+    /// `Iterator::min_by_key`); `None` when `n == 0`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let xs = [5, 3, 9, 3, 7];
+    /// assert_eq!(pool.min_by_key(xs.len(), |i| xs[i]), Some(1));
+    /// ```
+    fn min_by_key<K, F>(&self, n: usize, key: F) -> Option<usize>
+    where
+        K: Ord + Send,
+        F: Fn(usize) -> K + Sync,
+    {
+        // (key, index) pairs compare by key, then index: the least is the lowest index.
+        self.reduce(n, |i| (key(i), i), std::cmp::min)
+            .map(|(_, i)| i)
+    }
+
+    /// The index whose `key` is greatest (the highest such index on ties, as
+    /// `Iterator::max_by_key`); `None` when `n == 0`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let xs = [5, 9, 2, 9, 7];
+    /// assert_eq!(pool.max_by_key(xs.len(), |i| xs[i]), Some(3));
+    /// ```
+    fn max_by_key<K, F>(&self, n: usize, key: F) -> Option<usize>
+    where
+        K: Ord + Send,
+        F: Fn(usize) -> K + Sync,
+    {
+        self.reduce(n, |i| (key(i), i), std::cmp::max)
+            .map(|(_, i)| i)
+    }
+}
+
+impl<R: Runs + ?Sized> ParallelFold for R {}
+
+/// The pipeline every reduction is an instance of: a state per participant, made by `init`
+/// on its first range, `fold`ed through each range it claims; returns the states made, in
+/// participant order, for the caller to combine.
+fn fold_ranges<R, S, F>(
+    runs: &R,
+    n: usize,
+    init: &(dyn Fn() -> S + Sync),
+    fold: F,
+) -> impl Iterator<Item = S>
+where
+    R: Runs + ?Sized,
+    S: Send,
+    F: Fn(&mut S, Range<usize>) + Sync,
+{
+    let states = PerParticipant::new(runs.region_width());
+    let ran = runs.run_region(n, states.participants(), None, &|who, range| {
+        states.with(who, init, |state| fold(state, range));
+    });
+    complete(ran);
+    states.into_states()
+}

@@ -1,0 +1,103 @@
+//! Ordered results: `map` writes each result straight into the returned `Vec`'s storage, at
+//! its index (no per-task `Vec`, no second copy), as rayon's `collect` does. If a call
+//! panics, every result already written is dropped exactly once, nothing else is, and the
+//! panic resumes on the caller.
+
+use super::region::{complete, Disjoint, Runs};
+use crate::job::Panics;
+use std::mem::MaybeUninit;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Mutex;
+
+/// Ordered results: `map` and `map_slice`. Run on a [`Pool`](crate::Pool) or on
+/// [`pool.wide()`](crate::Pool::wide).
+pub trait ParallelMap: Runs {
+    /// `[f(0), f(1), ..., f(n - 1)]`, computed in parallel and written in place.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let squares = pool.map(1000, |i| (i * i) as u64);
+    /// assert_eq!(squares.len(), 1000);
+    /// assert_eq!(squares[999], 998_001);
+    /// ```
+    fn map<U, F>(&self, n: usize, f: F) -> Vec<U>
+    where
+        U: Send,
+        F: Fn(usize) -> U + Sync,
+    {
+        let mut out: Vec<U> = Vec::with_capacity(n);
+        let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
+        // Indices whose call panicked (no result there), and the first panic.
+        let holes: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+        let panics = Panics::new();
+        let ran = self.run_region(n, usize::MAX, None, &|_, range| {
+            let start = range.start;
+            // SAFETY: claimed ranges are disjoint.
+            let part = unsafe { slots.range(range.clone()) };
+            let mut next = start;
+            while next < range.end {
+                let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                    while next < range.end {
+                        part[next - start].write(f(next));
+                        next += 1;
+                    }
+                }));
+                if let Err(payload) = outcome {
+                    holes.lock().unwrap_or_else(|p| p.into_inner()).push(next);
+                    next += 1;
+                    panics.keep_first(payload);
+                }
+            }
+        });
+        let holes = holes.into_inner().unwrap_or_else(|p| p.into_inner());
+        if !ran {
+            // Forked from inside a call: which results the parent's helpers wrote is
+            // unknown here, so none is dropped (the storage is freed, its items leaked).
+            complete(ran);
+        }
+        if holes.is_empty() {
+            // SAFETY: every index ran (a region runs every task it is given) and wrote its
+            // result; none panicked.
+            unsafe { out.set_len(n) };
+            return out;
+        }
+        drop_written(&mut out.spare_capacity_mut()[..n], holes);
+        panics.resume();
+        unreachable!("a hole is a panic, and the panic resumed")
+    }
+
+    /// `[f(&items[0]), f(&items[1]), ...]`, computed in parallel and written in place.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let words = ["a", "bb", "ccc"];
+    /// assert_eq!(pool.map_slice(&words, |w| w.len()), [1, 2, 3]);
+    /// ```
+    fn map_slice<T, U, F>(&self, items: &[T], f: F) -> Vec<U>
+    where
+        T: Sync,
+        U: Send,
+        F: Fn(&T) -> U + Sync,
+    {
+        self.map(items.len(), |i| f(&items[i]))
+    }
+}
+
+impl<R: Runs + ?Sized> ParallelMap for R {}
+
+/// Drops every result of `slots` but those at `holes`, the indices whose call panicked.
+fn drop_written<U>(slots: &mut [MaybeUninit<U>], mut holes: Vec<usize>) {
+    holes.sort_unstable();
+    let mut holes = holes.into_iter().peekable();
+    for (i, slot) in slots.iter_mut().enumerate() {
+        if holes.peek() == Some(&i) {
+            holes.next();
+        } else {
+            // SAFETY: every index but the holes wrote its result, and nothing else drops
+            // it: the `Vec` never took it (its length stays 0).
+            unsafe { slot.assume_init_drop() };
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! The data-parallel operations: results written in place, mutable output, per-participant
+//! state and early exit, without atomics, locks or `unsafe` in user code. A layer above the
+//! pool: every operation runs on its one hook (`Pool::run_chunks`, README "The operations'
+//! hook"), which hands each participant claimed ranges of indices with its place in the
+//! dispatch, and each is an instance of one pipeline: state made at most once per
+//! participant, ranges folded into it, states combined once (`region.rs`).
+//!
+//! Bring them in with `use rayforce_pool::prelude::*`; they run on a [`Pool`](crate::Pool)
+//! as `dispatch` does, or on [`pool.wide()`](crate::Pool::wide) as `dispatch_wide` does.
+//! From inside a task they run inline, on the calling thread, as a nested dispatch does.
+
+mod each;
+mod find;
+mod fold;
+mod map;
+mod region;
+mod scan;
+
+pub use each::ParallelEach;
+pub use find::ParallelFind;
+pub use fold::ParallelFold;
+pub use map::ParallelMap;
+pub use region::{Runs, Wide};
+pub use scan::ParallelScan;

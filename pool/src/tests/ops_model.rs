@@ -1,0 +1,74 @@
+//! The operations' own synchronisation: state kept per participant (each participant alone
+//! on its cell, made at most once, every state combined) and early exit (once a participant
+//! has seen the stop flag, none claims another range). The rest is the pool's.
+
+use crate::ops::ParallelFold;
+use crate::pool::Region;
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crate::{Participant, Pool};
+
+/// A pool of one helper that never spins, one caller's slot, no re-reading.
+fn pool() -> Pool {
+    Pool::builder()
+        .workers(2)
+        .spin_us(0)
+        .max_in_flight(1)
+        .recheck_ms(0)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn each_participant_folds_into_its_own_state_made_once() {
+    loom::model(|| {
+        let pool = pool();
+        let inits = AtomicUsize::new(0);
+        let sum = pool.fold(
+            3,
+            || {
+                inits.fetch_add(1, Ordering::Relaxed);
+                0usize
+            },
+            |state, i| *state += i + 1,
+            |a, b| a + b,
+        );
+        assert_eq!(sum, 6, "every index folded once, every state combined");
+        let inits = inits.load(Ordering::Relaxed);
+        assert!(
+            (1..=2).contains(&inits),
+            "{inits} states for two participants"
+        );
+    });
+}
+
+#[test]
+fn no_range_is_claimed_after_the_stop_flag_was_seen() {
+    loom::model(|| {
+        let pool = pool();
+        let stop = AtomicBool::new(false);
+        let late = AtomicUsize::new(0);
+        // Task 0 (the caller's) sets the flag; task 1 (the helper's, or the caller's if no
+        // helper came) sees it before returning; tasks 2 and 3 must then never run.
+        let region = Region {
+            wide: false,
+            participants: usize::MAX,
+            stop: Some(&stop),
+        };
+        pool.run_chunks(4, region, |_: Participant, range| {
+            for task in range {
+                match task {
+                    0 => stop.store(true, Ordering::Release),
+                    1 => {
+                        while !stop.load(Ordering::Acquire) {
+                            loom::thread::yield_now();
+                        }
+                    }
+                    _ => {
+                        late.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        });
+        assert_eq!(late.load(Ordering::Relaxed), 0, "claimed after the stop");
+    });
+}

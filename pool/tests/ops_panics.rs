@@ -1,0 +1,106 @@
+//! A panicking call in a data-parallel operation: every result already written is dropped
+//! exactly once and nothing else is, state made for a participant is dropped too, the
+//! other calls still run, the first panic reaches the caller, and the pool stays usable.
+#![cfg(not(rayforce_loom))] // real threads
+
+use rayforce_pool::prelude::*;
+use rayforce_pool::Pool;
+use std::collections::BTreeSet;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Values that count how many were made and how many dropped.
+struct Counted<'a> {
+    drops: &'a AtomicUsize,
+}
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn pool() -> Pool {
+    Pool::builder().workers(2).build().unwrap()
+}
+
+/// The message of a caught panic.
+fn message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn map_drops_each_written_result_once_and_nothing_else() {
+    let pool = pool();
+    for n in [2, 3, 1000, 100_000] {
+        for panicking in [vec![0], vec![n - 1], vec![1, n / 2, n - 1]] {
+            let panicking: BTreeSet<usize> = panicking.into_iter().collect();
+            let (made, drops) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                pool.map(n, |i| {
+                    if panicking.contains(&i) {
+                        panic!("item {i}");
+                    }
+                    made.fetch_add(1, Ordering::Relaxed);
+                    Counted { drops: &drops }
+                })
+            }));
+            let payload = outcome.err().expect("the panic reached the caller");
+            assert!(message(payload).starts_with("item "));
+            let made = made.into_inner();
+            assert_eq!(made, n - panicking.len(), "every other item ran, {n}");
+            assert_eq!(
+                drops.into_inner(),
+                made,
+                "each written result dropped once, {n}"
+            );
+        }
+    }
+    assert_eq!(pool.map(3, |i| i), [0, 1, 2], "the pool stays usable");
+}
+
+#[test]
+fn for_each_mut_runs_the_other_items_and_resumes_the_first_panic() {
+    let pool = pool();
+    let mut items = vec![0u32; 10_000];
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.for_each_mut(&mut items, |i, x| {
+            assert!(i != 4321, "at 4321");
+            *x = 1;
+        })
+    }));
+    assert_eq!(message(outcome.err().unwrap()), "at 4321");
+    assert_eq!(items.iter().filter(|&&x| x == 1).count(), 9_999);
+}
+
+#[test]
+fn fold_drops_every_state_it_made_when_a_call_panics() {
+    let pool = pool();
+    for n in [2, 1000, 100_000] {
+        let (made, drops) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.fold(
+                n,
+                || {
+                    made.fetch_add(1, Ordering::Relaxed);
+                    Counted { drops: &drops }
+                },
+                |_, i| assert!(i != n / 2, "fold at {i}"),
+                |a, b| {
+                    drop(b);
+                    a
+                },
+            )
+        }));
+        assert!(message(outcome.err().unwrap()).starts_with("fold at"));
+        assert_eq!(
+            drops.into_inner(),
+            made.into_inner(),
+            "no state leaked, {n}"
+        );
+    }
+}

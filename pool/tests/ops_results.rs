@@ -1,0 +1,224 @@
+//! The data-parallel operations give the serial result exactly: at 0, 1, 2, the pool's
+//! width and 1e6 items, narrow and wide, and nested inside a task (where they run inline).
+#![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
+
+use rayforce_pool::prelude::*;
+use rayforce_pool::{Pool, Runs};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+fn pool() -> Pool {
+    Pool::builder().workers(3).wide_workers(4).build().unwrap()
+}
+
+/// The sizes every operation is checked at.
+fn sizes(pool: &Pool) -> [usize; 6] {
+    [0, 1, 2, pool.width(), pool.wide_width(), 1_000_000]
+}
+
+/// A cheap function of the index whose serial results are easy to state.
+fn value(i: usize) -> u64 {
+    (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40
+}
+
+/// Every operation on `runs` (narrow or wide), against serial code, at `n` items.
+fn check_all<R: Runs>(runs: &R, n: usize) {
+    let expected: Vec<u64> = (0..n).map(value).collect();
+    assert_eq!(runs.map(n, value), expected, "map, {n}");
+    assert_eq!(runs.map_slice(&expected, |v| v + 1), {
+        expected.iter().map(|v| v + 1).collect::<Vec<_>>()
+    });
+
+    let mut out = vec![0u64; n];
+    runs.for_each_mut(&mut out, |i, o| *o = value(i));
+    assert_eq!(out, expected, "for_each_mut, {n}");
+    let mut chunked = vec![usize::MAX; n];
+    runs.chunks_mut(&mut chunked, 7, |c, chunk| chunk.fill(c));
+    assert!(
+        chunked.iter().enumerate().all(|(i, &c)| c == i / 7),
+        "chunks_mut, {n}"
+    );
+
+    let sum: u64 = expected.iter().sum();
+    assert_eq!(runs.sum(n, value), sum, "sum, {n}");
+    let folded = runs.fold(n, || 0u64, |acc, i| *acc += value(i), |a, b| a + b);
+    assert_eq!(folded, sum, "fold, {n}");
+    assert_eq!(
+        runs.reduce(n, value, u64::max),
+        expected.iter().copied().max()
+    );
+    let min_at = (0..n).min_by_key(|&i| value(i) % 1000);
+    assert_eq!(
+        runs.min_by_key(n, |i| value(i) % 1000),
+        min_at,
+        "min_by_key, {n}"
+    );
+    let max_at = (0..n).max_by_key(|&i| value(i) % 1000);
+    assert_eq!(
+        runs.max_by_key(n, |i| value(i) % 1000),
+        max_at,
+        "max_by_key, {n}"
+    );
+
+    let target = n.saturating_sub(1) / 2;
+    let found = runs.find_any(n, |i| i == target);
+    assert_eq!(found, (n > 0).then_some(target), "find_any, {n}");
+    assert!(!runs.any(n, |i| value(i) == u64::MAX), "any, {n}");
+    assert!(runs.all(n, |i| value(i) < 1 << 24), "all, {n}");
+
+    let mut inclusive = vec![0u64; n];
+    runs.scan_inclusive(&expected, &mut inclusive, |a, b| a.wrapping_add(*b));
+    let mut acc = 0u64;
+    let serial: Vec<u64> = expected
+        .iter()
+        .map(|v| {
+            acc = acc.wrapping_add(*v);
+            acc
+        })
+        .collect();
+    assert_eq!(inclusive, serial, "scan_inclusive, {n}");
+    let mut exclusive = vec![7u64; n];
+    runs.scan_exclusive(&expected, &mut exclusive, 0, |a, b| a.wrapping_add(*b));
+    let shifted: Vec<u64> = (0..n)
+        .map(|i| if i == 0 { 0 } else { serial[i - 1] })
+        .collect();
+    assert_eq!(exclusive, shifted, "scan_exclusive, {n}");
+}
+
+#[test]
+fn every_operation_matches_serial_code_narrow_and_wide() {
+    let pool = pool();
+    for n in sizes(&pool) {
+        check_all(&pool, n);
+        check_all(&pool.wide(), n);
+    }
+}
+
+#[test]
+fn operations_nested_inside_a_task_run_inline_and_match() {
+    let pool = pool();
+    let checked = AtomicUsize::new(0);
+    pool.dispatch(3, |task| {
+        check_all(&pool, [2, 1000, 100_000][task]);
+        checked.fetch_add(1, Ordering::Relaxed);
+    });
+    assert_eq!(checked.into_inner(), 3);
+}
+
+#[test]
+fn init_runs_at_most_once_per_participant_of_a_region() {
+    let pool = pool();
+    for n in [1, 2, 5, 1000, 100_000] {
+        for wide in [false, true] {
+            let inits = AtomicUsize::new(0);
+            let init = || {
+                inits.fetch_add(1, Ordering::Relaxed);
+                Vec::new()
+            };
+            let fold = |seen: &mut Vec<usize>, i| seen.push(i);
+            let combine = |mut a: Vec<usize>, b: Vec<usize>| {
+                a.extend(b);
+                a
+            };
+            let mut all = if wide {
+                pool.wide().fold(n, init, fold, combine)
+            } else {
+                pool.fold(n, init, fold, combine)
+            };
+            let width = if wide {
+                pool.wide_width()
+            } else {
+                pool.width()
+            };
+            let inits = inits.into_inner();
+            assert!(
+                (1..=width).contains(&inits),
+                "{inits} inits, {n} items, width {width}"
+            );
+            all.sort_unstable();
+            assert_eq!(all, (0..n).collect::<Vec<_>>(), "every index once, {n}");
+        }
+    }
+}
+
+#[test]
+fn a_group_by_with_one_map_per_participant() {
+    let pool = pool();
+    let keys: Vec<u32> = (0..1_000_000u32)
+        .map(|i| (value(i as usize) % 10_000) as u32)
+        .collect();
+    let groups = pool.fold(
+        keys.len(),
+        HashMap::<u32, u64>::new,
+        |map, i| *map.entry(keys[i]).or_default() += 1,
+        |mut a, b| {
+            for (k, v) in b {
+                *a.entry(k).or_default() += v;
+            }
+            a
+        },
+    );
+    let mut serial = HashMap::<u32, u64>::new();
+    for &k in &keys {
+        *serial.entry(k).or_default() += 1;
+    }
+    assert_eq!(groups, serial);
+}
+
+#[test]
+fn find_any_stops_within_a_check_of_the_match() {
+    let pool = pool();
+    let n = 1_000_000;
+    for at in [n / 10, n * 9 / 10] {
+        let (tested, after) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let matched = AtomicBool::new(false);
+        let found = pool.find_any(n, |i| {
+            tested.fetch_add(1, Ordering::Relaxed);
+            if matched.load(Ordering::SeqCst) {
+                after.fetch_add(1, Ordering::Relaxed);
+            }
+            let hit = i == at;
+            if hit {
+                matched.store(true, Ordering::SeqCst);
+            }
+            hit
+        });
+        assert_eq!(found, Some(at));
+        let (tested, after) = (tested.into_inner(), after.into_inner());
+        assert!(tested < n, "tested {tested} of {n} for a match at {at}");
+        // After the match, each other participant finishes at most the items before its next
+        // look at the stop flag (every 64 items), and claims nothing more.
+        let bound = 64 * pool.width();
+        assert!(
+            after <= bound,
+            "{after} tested after the match (at most {bound})"
+        );
+    }
+}
+
+#[test]
+fn the_worker_index_is_the_same_thread_from_dispatch_to_dispatch() {
+    let pool = pool();
+    let threads: Vec<std::sync::Mutex<Vec<std::thread::ThreadId>>> =
+        (0..pool.wide_width()).map(|_| Default::default()).collect();
+    for _ in 0..200 {
+        pool.dispatch_with_worker(8, true, |worker, _| {
+            threads[worker]
+                .lock()
+                .unwrap()
+                .push(std::thread::current().id());
+        });
+    }
+    let caller = std::thread::current().id();
+    for (worker, seen) in threads.iter().enumerate() {
+        let seen: HashSet<_> = seen.lock().unwrap().iter().copied().collect();
+        assert!(
+            seen.len() <= 1,
+            "worker {worker} ran on {} threads",
+            seen.len()
+        );
+        if worker == 0 {
+            assert!(seen.iter().all(|&t| t == caller), "worker 0 is the caller");
+        }
+    }
+}
