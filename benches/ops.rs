@@ -158,7 +158,11 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
                 out
             },
         );
+        // A search of a haystack of distinct values, for one that sits at 10% or 90% (a
+        // predicate the compiler cannot solve for the index, as it could `mix(i) == x`).
+        let hay: Vec<u64> = (0..n).map(mix).collect();
         for (name, at) in [("find_10pct", n / 10), ("find_90pct", n * 9 / 10)] {
+            let needle = black_box(hay[at]);
             three(
                 &mut group,
                 clock,
@@ -166,9 +170,9 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
                 n,
                 p,
                 r,
-                &|| (0..n).find(|&i| mix(i) == mix(at)),
-                &|| pool.find_any(n, |i| mix(i) == mix(at)),
-                &|| (0..n).into_par_iter().find_any(|&i| mix(i) == mix(at)),
+                &|| hay.iter().position(|&v| v == needle),
+                &|| pool.find_any(n, |i| hay[i] == needle),
+                &|| hay.par_iter().position_any(|&v| v == needle),
             );
         }
         let values: Vec<u64> = (0..n as u64).map(|i| i % 1000).collect();

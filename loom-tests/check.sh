@@ -30,7 +30,7 @@ for variant in signal_all no_withdraw complete_on_signal racy_claim spin_without
     log="target/loom/broken-$variant.log"
     mkdir -p target/loom
     if LOOM_MAX_PREEMPTIONS="$variant_preemptions" \
-        RUSTFLAGS="--cfg rayforce_loom --cfg rayforce_loom_broken=\"$variant\"" "${models[@]}" >"$log" 2>&1; then
+        RAYFORCE_LOOM_BROKEN="$variant" RUSTFLAGS="--cfg rayforce_loom" "${models[@]}" >"$log" 2>&1; then
         echo "loom: broken variant '$variant' was NOT caught (log: $log)"
         failed=1
     elif grep -q "error: could not compile" "$log"; then

@@ -6,6 +6,8 @@
 //! tunables. [`Report`] is what `rayforce-rt inspect` prints.
 
 mod cpu_time;
+#[cfg(feature = "rayon")]
+mod rayon_bridge;
 mod report;
 mod runtime;
 
@@ -13,5 +15,7 @@ pub use cpu_time::process_cpu_time;
 pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 pub use rayforce_pool::{prelude, Pool, Wide};
 pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};
+#[cfg(feature = "rayon")]
+pub use rayon_bridge::RayonInitError;
 pub use report::{CpuReport, FollowReport, QuotaReport, Report};
 pub use runtime::Runtime;

@@ -137,6 +137,9 @@ pub struct Report {
     /// How this process's pool follows the machine (absent for a predicted report).
     #[serde(flatten)]
     pub follow: Option<FollowReport>,
+    /// The width of rayon's global pool, when the runtime built it
+    /// (`Runtime::init_rayon_global`, feature `rayon`); absent otherwise.
+    pub rayon_threads: Option<usize>,
 }
 
 /// How a running pool follows the machine, and what it could not start.
@@ -180,6 +183,7 @@ impl Report {
             pool_width,
             pool_wide_width,
             follow: None,
+            rayon_threads: None,
         }
     }
 
@@ -202,6 +206,9 @@ impl fmt::Display for Report {
             "pool width: {} (wide: {})",
             self.pool_width, self.pool_wide_width
         )?;
+        if let Some(threads) = self.rayon_threads {
+            write!(f, "\nrayon: {threads} threads (built by the runtime)")?;
+        }
         if let Some(follow) = &self.follow {
             write!(
                 f,

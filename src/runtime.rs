@@ -8,6 +8,7 @@ use rayforce_tunables::cpu::CpuPolicy;
 use rayforce_tunables::registry::Id;
 use rayforce_tunables::{Choices, Environment, Tunables};
 use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// What the first allocation fixes; per-knob variables, read later, cannot change them.
@@ -23,16 +24,13 @@ const FIXED_AT_STARTUP: [Id; 6] = [
 /// The allocator's arenas and the pool's width, from one CPU policy and one reading.
 ///
 /// ```no_run
+/// use rayforce_rt::prelude::*;
 /// use rayforce_rt::{cpu::CpuPolicy, Runtime};
 ///
 /// #[global_allocator]
 /// static RT: Runtime = Runtime::new(CpuPolicy::Physical);
 ///
-/// let squares: Vec<u64> = {
-///     let out: Vec<std::sync::atomic::AtomicU64> = (0..8).map(|_| Default::default()).collect();
-///     RT.pool().dispatch(8, |i| out[i].store((i * i) as u64, std::sync::atomic::Ordering::Relaxed));
-///     out.into_iter().map(|a| a.into_inner()).collect()
-/// };
+/// let squares: Vec<u64> = RT.pool().map(8, |i| (i * i) as u64);
 /// assert_eq!(squares[3], 9);
 /// ```
 ///
@@ -41,12 +39,14 @@ const FIXED_AT_STARTUP: [Id; 6] = [
 /// same reading and policy, plus the per-knob variables (`RAYFORCE_CORES`, ...) for its own
 /// knobs. Pool helper k binds to arena k mod the arena limit in force when it starts.
 pub struct Runtime {
-    alloc: RayAlloc,
+    pub(crate) alloc: RayAlloc,
     /// The pool and the tunables it was built from (start-up ones plus variables). Built on
     /// first use; a child forked while another thread built it builds its own.
     pool: ForkOnceCell<(Pool, Tunables)>,
     /// The latest CPU reading the pool took (`None`: only the first allocation's).
     reading: Mutex<Option<CpuCounts>>,
+    /// The width of rayon's global pool once `init_rayon_global` built it; 0 before.
+    pub(crate) rayon_threads: AtomicUsize,
 }
 
 impl Runtime {
@@ -71,6 +71,7 @@ impl Runtime {
             alloc: RayAlloc::with_choices(choices),
             pool: ForkOnceCell::new(),
             reading: Mutex::new(None),
+            rayon_threads: AtomicUsize::new(0),
         }
     }
 
@@ -95,6 +96,17 @@ impl Runtime {
     /// every diagnostic about them. Builds the pool if it was not built yet.
     pub fn tunables(&'static self) -> &'static Tunables {
         &self.pool_and_tunables().1
+    }
+
+    /// The width the pool has, or would have if built now (without building it).
+    #[cfg(feature = "rayon")]
+    pub(crate) fn pool_width(&'static self) -> usize {
+        if let Some((pool, _)) = self.pool.get() {
+            return pool.width();
+        }
+        let sizing = self.alloc.sizing();
+        let tunables = sizing.tunables.with_variables_except(&FIXED_AT_STARTUP);
+        rayforce_pool::widths(&tunables, sizing.policy, &sizing.counts).0
     }
 
     fn pool_and_tunables(&'static self) -> &'static (Pool, Tunables) {
@@ -155,6 +167,9 @@ impl Runtime {
             widths,
         );
         report.follow = Some(FollowReport::of(&pool.stats()));
+        // Relaxed: as `init_rayon_global` stores it.
+        let rayon_threads = self.rayon_threads.load(Ordering::Relaxed);
+        report.rayon_threads = (rayon_threads > 0).then_some(rayon_threads);
         report
     }
 }

@@ -1,6 +1,7 @@
-//! `rayforce-rt compare`: rayforce-rt and both baselines run every workload with agreeing
-//! checksums, policies of one width run once, the verdict and the chart match the runs,
-//! `--policy` selects, bad values exit 2.
+//! `rayforce-rt compare`: rayforce-rt and the three baselines (rayon on the system
+//! allocator, on mimalloc, and on rayforce-rt) run every workload with agreeing checksums,
+//! policies of one width run once, the verdict and the chart match the runs, `--policy`
+//! selects, bad values exit 2.
 
 use serde_json::Value;
 use std::collections::HashSet;
@@ -41,7 +42,7 @@ fn json_of(out: &Output) -> Value {
 }
 
 #[test]
-fn json_has_rayforce_and_both_baselines_for_every_workload_with_agreeing_checksums() {
+fn json_has_rayforce_and_every_baseline_for_every_workload_with_agreeing_checksums() {
     let out = compare(&["--json"]);
     let report = json_of(&out);
     let configs = report["configurations"].as_array().unwrap();
@@ -79,11 +80,31 @@ fn json_has_rayforce_and_both_baselines_for_every_workload_with_agreeing_checksu
         assert_eq!(variants.iter().collect::<HashSet<_>>().len(), 6);
         let widths: HashSet<u64> = ours.iter().map(|c| c["width"].as_u64().unwrap()).collect();
         assert_eq!(widths.len(), ours.len(), "{workload}");
-        // Each baseline runs at each of the runtime's widths.
+        // rayon on the system allocator and on mimalloc run at each of the runtime's
+        // widths; rayon on the runtime once, at the width the runtime's pool has (the
+        // physical policy's, this command's default).
         for c in &rows {
             assert!(widths.contains(&c["width"].as_u64().unwrap()), "{c}");
         }
-        assert_eq!(rows.len(), ours.len() * 3, "{workload}");
+        let bridged: Vec<&&Value> = rows
+            .iter()
+            .filter(|c| c["implementation"] == "rayon" && c["allocator"] == "rayforce-rt")
+            .collect();
+        assert_eq!(bridged.len(), 1, "{workload}: {rows:?}");
+        assert_eq!(bridged[0]["label"], "rayon on rayforce-rt");
+        let physical_width = ours
+            .iter()
+            .find(|c| {
+                c["variants"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|v| v["policy"] == "physical" && v["mode"] == "dispatch")
+            })
+            .unwrap()["width"]
+            .clone();
+        assert_eq!(bridged[0]["width"], physical_width, "{workload}");
+        assert_eq!(rows.len(), ours.len() * 3 + 1, "{workload}");
     }
     for c in configs {
         for spread in [&c["wall_ms"], &c["cpu_ms"]] {
@@ -100,17 +121,18 @@ fn json_has_rayforce_and_both_baselines_for_every_workload_with_agreeing_checksu
             .as_str()
             .unwrap()
             .starts_with("rayforce-rt"));
-        assert!(verdict["baseline"]
-            .as_str()
-            .unwrap()
-            .starts_with("rayon + "));
+        assert!(verdict["baseline"].as_str().unwrap().starts_with("rayon "));
         let against = verdict["against"].as_array().unwrap();
-        assert_eq!(against.len(), 2, "one line per baseline: {verdict}");
+        assert_eq!(against.len(), 3, "one line per baseline: {verdict}");
         assert_eq!(
             against[0]["baseline"], verdict["baseline"],
             "the best first"
         );
-        assert_ne!(against[0]["baseline"], against[1]["baseline"]);
+        let names: HashSet<&str> = against
+            .iter()
+            .map(|a| a["baseline"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 3, "{verdict}");
         for ratio in [&verdict["wall_ratio"], &verdict["cpu_ratio"]] {
             let (min, median, max) = (
                 ratio["min"].as_f64().unwrap(),
@@ -230,7 +252,7 @@ fn bad_values_exit_2() {
 }
 
 #[test]
-fn the_baseline_subcommand_refuses_to_run_on_the_runtime() {
+fn the_baseline_subcommand_refuses_to_run_unless_compare_started_it() {
     let out = Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
         .args([
             "compare-baseline",

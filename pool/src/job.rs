@@ -11,10 +11,20 @@ use std::ops::Range;
 use std::panic;
 use std::ptr;
 
-/// A chunk should run about this long: a claim (one compare-and-swap on a line other
-/// participants write too, about 0.1 us across cores) then costs under 1% of the work, and
-/// the participant that ends last waits for at most about this long.
+/// A chunk should run about this long: a claim (one `fetch_add` on a line other
+/// participants write too, about 0.1 us across cores) and the clock read that times it
+/// then cost under 1% of the work.
 const CHUNK_TARGET_NS: u64 = 20_000;
+
+/// Toward the end chunks shrink, but never below about this much work (a tenth of the
+/// target, at the last chunk's rate): finer pieces would cost more in claims than they
+/// save in balance, and the participant that ends last waits for at most about this long.
+const CHUNK_FLOOR_NS: u64 = CHUNK_TARGET_NS / 10;
+
+/// A chunk grows at most this many times over the last one: a cheap first task (whose
+/// time is mostly the clock read) reaches the target in two claims, not ten, while a run
+/// of cheap tasks before expensive ones cannot hand out an unbounded chunk.
+const CHUNK_MAX_GROWTH: usize = 64;
 
 /// Runs a range of tasks of the closure behind the pointer as a participant, handing panics
 /// to `Panics` (`tasks::run_erased`).
@@ -111,7 +121,7 @@ impl Job {
     /// Whether the job's stop flag is set (no more chunks to claim).
     #[inline]
     pub(crate) fn stopped(&self) -> bool {
-        if cfg!(rayforce_loom_broken = "claim_after_stop") {
+        if const { crate::sync::broken("claim_after_stop") } {
             return false; // deliberately broken: participants claim on after the stop
         }
         // SAFETY: `stop` is null or the caller's flag, live as the job (struct `# Safety`).
@@ -150,7 +160,8 @@ impl Job {
             if stop() || self.stopped() {
                 return ran;
             }
-            let tasks = self.claim(cursor, chunk, &mut seen_left);
+            let floor = chunk / (CHUNK_TARGET_NS / CHUNK_FLOOR_NS) as usize;
+            let tasks = self.claim(cursor, chunk, floor, &mut seen_left);
             if tasks.is_empty() {
                 return ran;
             }
@@ -212,11 +223,17 @@ impl Job {
 
     /// Claims up to `want` of the next unclaimed tasks from `cursor`, fewer near the end:
     /// never more than half an equal share of what this participant last saw left
-    /// (`seen_left`, updated here), so the last chunks are small and the participants end
-    /// together. One load, then one `fetch_add`: the cursor may run past `n_tasks` by one
-    /// chunk per participant, which `max_chunk` keeps from overflowing. Empty when none is
-    /// left (then without writing the cursor's line).
-    fn claim(&self, cursor: &AtomicUsize, want: usize, seen_left: &mut usize) -> Range<usize> {
+    /// (`seen_left`, updated here) unless that is below `floor`, so the last chunks are
+    /// small and the participants end together. One load, then one `fetch_add`: the cursor
+    /// may run past `n_tasks` by one chunk per participant, which `max_chunk` keeps from
+    /// overflowing. Empty when none is left (then without writing the cursor's line).
+    fn claim(
+        &self,
+        cursor: &AtomicUsize,
+        want: usize,
+        floor: usize,
+        seen_left: &mut usize,
+    ) -> Range<usize> {
         // Relaxed: the cursor only hands out disjoint ranges; it publishes nothing.
         let seen = cursor.load(Ordering::Relaxed);
         if seen >= self.n_tasks {
@@ -226,7 +243,7 @@ impl Job {
             return self.claim_one_without_overshoot(cursor);
         }
         let len = want
-            .min(seen_left.div_ceil(2 * self.participants))
+            .min(seen_left.div_ceil(2 * self.participants).max(floor))
             .min(self.max_chunk)
             .max(1);
         let start = take(cursor, len);
@@ -256,7 +273,7 @@ impl Job {
 /// the last task (the claim is then empty).
 #[inline]
 fn take(cursor: &AtomicUsize, len: usize) -> usize {
-    if cfg!(rayforce_loom_broken = "racy_claim") {
+    if const { crate::sync::broken("racy_claim") } {
         // Deliberately broken (loom must catch it): two participants can read the same
         // cursor and both run the same chunk.
         let seen = cursor.load(Ordering::Relaxed);
@@ -282,16 +299,16 @@ fn max_chunk(n_tasks: usize, participants: usize) -> usize {
 }
 
 /// The next chunk size for a participant whose last chunk of `len` tasks took `took_ns`:
-/// double it while chunks run under half the target, halve it when one runs over twice
-/// the target (a chunk that met an expensive task), else keep it.
+/// what runs in the target time at that rate, but at most `CHUNK_MAX_GROWTH` times `len`
+/// and at least half of it (one chunk that met an expensive task does not collapse the
+/// size), and at least one task.
 fn next_chunk(len: usize, took_ns: u64) -> usize {
-    if took_ns < CHUNK_TARGET_NS / 2 {
-        len.saturating_mul(2)
-    } else if took_ns > CHUNK_TARGET_NS * 2 {
-        (len / 2).max(1)
-    } else {
-        len
-    }
+    let at_rate = (len as u128 * u128::from(CHUNK_TARGET_NS)) / u128::from(took_ns.max(1));
+    let at_rate = usize::try_from(at_rate).unwrap_or(usize::MAX);
+    at_rate
+        .min(len.saturating_mul(CHUNK_MAX_GROWTH))
+        .max(len / 2)
+        .max(1)
 }
 
 /// The first panic of a dispatch, boxed once more to fit a thin pointer; null if none.
@@ -368,11 +385,16 @@ mod tests {
 
     #[test]
     fn chunks_grow_while_cheap_and_shrink_after_an_expensive_one() {
-        assert_eq!(next_chunk(1, 100), 2);
-        assert_eq!(next_chunk(4096, CHUNK_TARGET_NS / 4), 8192);
+        // A cheap first task: 64 times, not the 200 its rate asks for.
+        assert_eq!(next_chunk(1, 100), CHUNK_MAX_GROWTH);
+        assert_eq!(next_chunk(4096, CHUNK_TARGET_NS / 4), 4 * 4096);
         assert_eq!(next_chunk(4096, CHUNK_TARGET_NS), 4096);
+        assert_eq!(next_chunk(4096, CHUNK_TARGET_NS * 3 / 2), 2730);
+        // One expensive chunk halves the size, no more.
         assert_eq!(next_chunk(4096, CHUNK_TARGET_NS * 3), 2048);
         assert_eq!(next_chunk(1, CHUNK_TARGET_NS * 100), 1);
+        assert_eq!(next_chunk(usize::MAX, 1), usize::MAX);
+        assert_eq!(next_chunk(7, 0), 7 * CHUNK_MAX_GROWTH);
     }
 
     #[test]
@@ -383,7 +405,7 @@ mod tests {
         let mut seen_left = 1000;
         let mut claimed = Vec::new();
         loop {
-            let tasks = job.claim(&cursor, usize::MAX, &mut seen_left);
+            let tasks = job.claim(&cursor, usize::MAX, 0, &mut seen_left);
             if tasks.is_empty() {
                 break;
             }
@@ -395,15 +417,31 @@ mod tests {
         assert_eq!(*lens.last().unwrap(), 1);
         let covered: Vec<usize> = claimed.into_iter().flatten().collect();
         assert_eq!(covered, (0..1000).collect::<Vec<_>>());
+        // With a floor of 100 tasks the tail stops shrinking there, and the last claim
+        // takes what is left.
+        let cursor = AtomicUsize::new(0);
+        let mut seen_left = 1000;
+        let mut lens = Vec::new();
+        loop {
+            let tasks = job.claim(&cursor, usize::MAX, 100, &mut seen_left);
+            if tasks.is_empty() {
+                break;
+            }
+            lens.push(tasks.len());
+        }
+        assert_eq!(lens, [250, 188, 141, 106, 100, 100, 100, 15]);
         // Two tasks, two participants: one task each.
         let job = self::job(&f, 2, 2);
         let cursor = AtomicUsize::new(0);
         let (mut a, mut b) = (2, 2);
         assert_eq!(
-            (job.claim(&cursor, 8, &mut a), job.claim(&cursor, 8, &mut b)),
+            (
+                job.claim(&cursor, 8, 0, &mut a),
+                job.claim(&cursor, 8, 0, &mut b)
+            ),
             (0..1, 1..2)
         );
-        assert!(job.claim(&cursor, 8, &mut a).is_empty());
+        assert!(job.claim(&cursor, 8, 0, &mut a).is_empty());
         assert_eq!(
             cursor.into_inner(),
             2,
@@ -418,18 +456,18 @@ mod tests {
         let cursor = AtomicUsize::new(0);
         let mut seen_left = usize::MAX;
         assert_eq!(
-            job.claim(&cursor, usize::MAX, &mut seen_left),
+            job.claim(&cursor, usize::MAX, 0, &mut seen_left),
             0..1,
             "one at a time"
         );
         cursor.store(usize::MAX - 4, Ordering::Relaxed);
         assert_eq!(
-            job.claim(&cursor, 8, &mut seen_left),
+            job.claim(&cursor, 8, 0, &mut seen_left),
             usize::MAX - 4..usize::MAX - 3
         );
         for _ in 0..8 {
             assert!(
-                job.claim(&cursor, 8, &mut seen_left).is_empty(),
+                job.claim(&cursor, 8, 0, &mut seen_left).is_empty(),
                 "never wraps"
             );
         }

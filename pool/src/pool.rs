@@ -403,7 +403,7 @@ impl Pool {
             panics.resume();
             return true;
         };
-        let permits = if cfg!(rayforce_loom_broken = "signal_all") {
+        let permits = if const { crate::sync::broken("signal_all") } {
             helpers // deliberately broken: wakes helpers that can find no task
         } else {
             (n_tasks - 1).min(helpers)
@@ -448,7 +448,7 @@ impl Pool {
             owned.panics.resume();
             return false;
         }
-        if cfg!(rayforce_loom_broken = "complete_on_signal") {
+        if const { crate::sync::broken("complete_on_signal") } {
             // Deliberately broken: returns once no permit is left, not when work is done.
             while owned.state().permits > 0 {
                 sync::spin_hint();

@@ -217,7 +217,7 @@ impl Slot {
     /// the last ones of the participants', are the caller's to run).
     #[inline]
     pub(crate) fn withdraw(&self) -> u32 {
-        if cfg!(rayforce_loom_broken = "no_withdraw") {
+        if const { crate::sync::broken("no_withdraw") } {
             return 0; // deliberately broken: leftover permits drift into the next dispatch
         }
         // Relaxed: withdrawing publishes nothing; it only stops further attachments. The

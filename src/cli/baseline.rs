@@ -1,10 +1,12 @@
-//! `compare`'s baselines: rayon on the system allocator and on raw mimalloc, each in a
-//! process of its own (a process has one global allocator), started once and driven line by
-//! line over its standard input and output, so that its runs interleave with the runtime's.
+//! `compare`'s baselines: rayon on the system allocator, on raw mimalloc, and on the runtime
+//! (its pool sized and bound by `Runtime::rayon_builder`), each in a process of its own (a
+//! process has one global allocator), started once and driven line by line over its
+//! standard input and output, so that its runs interleave with the runtime's.
 
 use super::engine::{Kind, ENGINE_VARIABLE};
 use super::workloads::{Exec, Sample, Sizes, Workload, Workloads};
 use super::Failure;
+use rayforce_rt::Runtime;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -63,6 +65,9 @@ impl Args {
 /// A running baseline process.
 pub(crate) struct Baseline {
     kind: Kind,
+    /// The width rayon's pool takes by default there (the runtime's width for rayon on the
+    /// runtime, which runs at that width only; the others run at every width compared).
+    default_width: usize,
     child: Child,
     input: BufWriter<ChildStdin>,
     output: BufReader<ChildStdout>,
@@ -74,8 +79,8 @@ impl Baseline {
     pub(crate) fn start(kind: Kind, sizes: &Sizes) -> Result<Baseline, Failure> {
         let failed = |err: &dyn std::fmt::Display| {
             Failure(format!(
-                "cannot start the rayon + {} baseline: {err}",
-                kind.as_str()
+                "cannot start the {} baseline: {err}",
+                kind.rayon_label()
             ))
         };
         let exe = std::env::current_exe().map_err(|e| failed(&e))?;
@@ -91,20 +96,27 @@ impl Baseline {
         let output = BufReader::new(child.stdout.take().expect("piped"));
         let mut baseline = Baseline {
             kind,
+            default_width: 0,
             child,
             input,
             output,
         };
         let ready = baseline.reply()?;
-        if ready != format!("ready {}", kind.as_str()) {
-            return Err(failed(&format!("it answered {ready:?}")));
-        }
+        baseline.default_width = ready
+            .strip_prefix(&format!("ready {} ", kind.as_str()))
+            .and_then(|width| width.parse().ok())
+            .ok_or_else(|| failed(&format!("it answered {ready:?}")))?;
         Ok(baseline)
     }
 
     /// The allocator this baseline runs on.
     pub(crate) fn kind(&self) -> Kind {
         self.kind
+    }
+
+    /// The width rayon takes there when the program does not choose one.
+    pub(crate) fn default_width(&self) -> usize {
+        self.default_width
     }
 
     /// Runs `workload` once on a rayon pool of `width` threads in the baseline process.
@@ -128,8 +140,8 @@ impl Baseline {
 
     fn lost(&self, why: &dyn std::fmt::Display) -> Failure {
         Failure(format!(
-            "the rayon + {} baseline failed: {why}",
-            self.kind.as_str()
+            "the {} baseline failed: {why}",
+            self.kind.rayon_label()
         ))
     }
 }
@@ -155,21 +167,31 @@ fn parse_sample(line: &str) -> Option<Sample> {
     })
 }
 
-/// The baseline process: builds the workloads, says `ready <engine>`, then runs each
-/// `run <workload> <width>` line it reads and answers `ok ...`, until its input closes.
-pub(crate) fn serve(args: &Args, engine: Kind) -> Result<(), Failure> {
-    if engine == Kind::Runtime {
+/// The baseline process: builds the workloads, says `ready <engine> <default width>`, then
+/// runs each `run <workload> <width>` line it reads and answers `ok ...`, until its input
+/// closes. On the runtime (`engine` `rayforce-rt`), rayon's pools come from
+/// `Runtime::rayon_builder`: sized, named and bound by the runtime.
+pub(crate) fn serve(args: &Args, engine: Kind, runtime: &'static Runtime) -> Result<(), Failure> {
+    let variable = ENGINE_VARIABLE.to_str().expect("ASCII");
+    if std::env::var_os(variable).is_none() {
         return Err(Failure(format!(
-            "{SUBCOMMAND} runs only as compare's baseline process (set {} to system or \
-             mimalloc)",
-            ENGINE_VARIABLE.to_str().expect("ASCII")
+            "{SUBCOMMAND} runs only as compare's baseline process (set {variable} to system, \
+             mimalloc or rayforce-rt)"
         )));
     }
+    let builder = || match engine {
+        Kind::Runtime => runtime.rayon_builder(),
+        Kind::System | Kind::Mimalloc => rayon::ThreadPoolBuilder::new(),
+    };
+    let default_width = builder()
+        .build()
+        .map_err(|e| Failure(format!("{SUBCOMMAND}: {e}")))?
+        .current_num_threads();
     let workloads = Workloads::new(&args.sizes());
     let mut pools: HashMap<usize, rayon::ThreadPool> = HashMap::new();
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| Failure(format!("{SUBCOMMAND}: {e}"));
-    writeln!(out, "ready {}", engine.as_str()).map_err(io)?;
+    writeln!(out, "ready {} {default_width}", engine.as_str()).map_err(io)?;
     out.flush().map_err(io)?;
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(io)?;
@@ -186,7 +208,7 @@ pub(crate) fn serve(args: &Args, engine: Kind) -> Result<(), Failure> {
         let pool = match pools.entry(width) {
             std::collections::hash_map::Entry::Occupied(pool) => pool.into_mut(),
             std::collections::hash_map::Entry::Vacant(slot) => slot.insert(
-                rayon::ThreadPoolBuilder::new()
+                builder()
                     .num_threads(width)
                     .build()
                     .map_err(|e| Failure(format!("{SUBCOMMAND}: {e}")))?,

@@ -214,7 +214,9 @@ fn variants_label(variants: &[(CpuPolicy, Mode)]) -> String {
 }
 
 /// The configurations of every workload: one per distinct width of the runtime's pools,
-/// then the two baselines at each of those widths.
+/// then the baselines: rayon on the system allocator and on mimalloc at each of those widths,
+/// rayon on the runtime at the width the runtime gives it (what a program that swaps two
+/// lines gets).
 fn configurations(pools: &[(CpuPolicy, Pool)], baselines: &[Baseline]) -> Vec<Config> {
     // (width, runner) of the runtime, one per distinct width.
     let mut runtime: Vec<(usize, Runner)> = Vec::new();
@@ -239,26 +241,35 @@ fn configurations(pools: &[(CpuPolicy, Pool)], baselines: &[Baseline]) -> Vec<Co
             }
         }
     }
-    let baseline_runners = baselines
-        .iter()
-        .enumerate()
-        .map(|(baseline, b)| Runner::Rayon {
-            baseline,
-            allocator: b.kind(),
-        });
+    let baseline_runners = |own_width: bool| {
+        baselines
+            .iter()
+            .enumerate()
+            .filter(move |(_, b)| (b.kind() == Kind::Runtime) == own_width)
+            .map(|(baseline, b)| {
+                let runner = Runner::Rayon {
+                    baseline,
+                    allocator: b.kind(),
+                };
+                (b.default_width(), runner)
+            })
+    };
     let mut configs = Vec::new();
     for workload in Workload::ALL {
-        let runners = runtime.iter().cloned().chain(
+        let runners =
             runtime
                 .iter()
-                .flat_map(|(width, _)| baseline_runners.clone().map(|r| (*width, r))),
-        );
+                .cloned()
+                .chain(runtime.iter().flat_map(|(width, _)| {
+                    baseline_runners(false).map(|(_, runner)| (*width, runner))
+                }))
+                .chain(baseline_runners(true));
         for (width, runner) in runners {
             let label = match &runner {
                 Runner::Rayforce { variants, .. } => {
                     format!("rayforce-rt {}", variants_label(variants))
                 }
-                Runner::Rayon { allocator, .. } => format!("rayon + {}", allocator.as_str()),
+                Runner::Rayon { allocator, .. } => allocator.rayon_label(),
             };
             configs.push(Config {
                 workload,
@@ -308,7 +319,7 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
         .map_err(|e| Failure(e.to_string()))?;
     let progress = Progress(std::io::stderr().is_terminal());
     progress.say(format_args!("compare: building the workloads"));
-    let mut baselines = [Kind::System, Kind::Mimalloc]
+    let mut baselines = [Kind::System, Kind::Mimalloc, Kind::Runtime]
         .into_iter()
         .map(|kind| Baseline::start(kind, &sizes))
         .collect::<Result<Vec<_>, _>>()?;

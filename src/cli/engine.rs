@@ -8,7 +8,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::ffi::CStr;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-/// The variable a baseline process is started with (`system` or `mimalloc`).
+/// The variable a baseline process is started with (`system`, `mimalloc`, or `rayforce-rt`
+/// for rayon on the runtime).
 pub(crate) const ENGINE_VARIABLE: &CStr = c"RAYFORCE_COMPARE_ENGINE";
 
 /// Which allocator serves this process.
@@ -20,6 +21,14 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// The label of rayon's configurations on this allocator in `compare`.
+    pub(crate) fn rayon_label(self) -> String {
+        match self {
+            Kind::Runtime => "rayon on rayforce-rt".to_owned(),
+            other => format!("rayon + {}", other.as_str()),
+        }
+    }
+
     /// The name baselines are started with and reported by.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
@@ -63,7 +72,7 @@ impl Engine {
 }
 
 /// Reads `RAYFORCE_COMPARE_ENGINE` without allocating (this runs inside the first
-/// allocation); anything but `system` or `mimalloc` is the runtime.
+/// allocation); anything but `system` or `mimalloc` (`rayforce-rt` included) is the runtime.
 fn from_environment() -> Kind {
     // SAFETY: the name is a NUL-terminated literal; getenv does not allocate, and the value
     // it returns is only read here, before any thread of this program sets the environment.

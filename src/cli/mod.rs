@@ -27,8 +27,8 @@ enum Command {
     Inspect(inspect::Args),
     /// List every tunable (value, default, range, source) and every diagnostic about them.
     Tunables(tunables::Args),
-    /// Run built-in data-parallel workloads on rayforce-rt and on rayon with the system
-    /// allocator and with mimalloc, side by side, with a verdict.
+    /// Run built-in data-parallel workloads on rayforce-rt and on rayon (with the system
+    /// allocator, with mimalloc, and on rayforce-rt), side by side, with a verdict.
     Compare(compare::Args),
     /// A baseline process of `compare` (started by it, not by hand).
     #[command(name = "compare-baseline", hide = true)]
@@ -74,7 +74,7 @@ pub(crate) fn run(
         Command::Inspect(args) => inspect::run(&args, runtime),
         Command::Tunables(args) => tunables::run(&args, runtime),
         Command::Compare(args) => compare::run(&args, runtime),
-        Command::CompareBaseline(args) => baseline::serve(&args, engine),
+        Command::CompareBaseline(args) => baseline::serve(&args, engine, runtime),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

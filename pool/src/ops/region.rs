@@ -161,7 +161,7 @@ impl<S> PerParticipant<S> {
         init: impl FnOnce() -> S,
         f: impl FnOnce(&mut S) -> R,
     ) -> R {
-        let slot = if cfg!(rayforce_loom_broken = "shared_state") {
+        let slot = if const { crate::sync::broken("shared_state") } {
             0 // deliberately broken: every participant on the caller's state
         } else {
             who.slot
