@@ -134,7 +134,8 @@ impl Job {
     /// `participants` on, README "Claiming") from `cursor` until none is left, or until
     /// `stop()` says to claim no more; returns how many tasks this participant ran.
     /// `claimed_last` runs once, right after a claim that took the last task (the caller
-    /// withdraws the dispatch's permits there). Panics go to `panics` (README "Panics").
+    /// withdraws the dispatch's permits there); `tick` after each chunk sized by the clock,
+    /// with the time since this call began. Panics go to `panics` (README "Panics").
     pub(crate) fn work(
         &self,
         who: Participant,
@@ -142,18 +143,16 @@ impl Job {
         panics: &Panics,
         stop: impl Fn() -> bool,
         mut claimed_last: impl FnMut(),
+        mut tick: impl FnMut(u64),
     ) -> usize {
-        // Only with more than two claimable tasks per participant can a chunk be more than
-        // one task (`claim`'s cap): below that, chunks are single tasks and no decision
-        // needs the clock.
-        let claimable = self.n_tasks.saturating_sub(self.participants);
-        if claimable <= 2 * self.participants {
+        if !self.sized_by_clock() {
             return self.work_one_at_a_time(who, cursor, panics, stop, claimed_last);
         }
-        let mut clock = sync::now_ns();
+        let began = sync::now_ns();
+        let mut clock = began;
         let mut ran = 0;
         let mut chunk = 1;
-        let mut seen_left = claimable;
+        let mut seen_left = self.n_tasks - self.participants;
         loop {
             #[cfg(rayforce_loom)]
             self.assert_alive();
@@ -174,7 +173,16 @@ impl Job {
             let now = sync::now_ns();
             chunk = next_chunk(len, now.saturating_sub(clock));
             clock = now;
+            tick(now.saturating_sub(began));
         }
+    }
+
+    /// Whether `work` sizes chunks by the clock: only with more than two claimable tasks
+    /// per participant can a chunk be more than one task (`claim`'s cap); below that,
+    /// chunks are single tasks and no decision needs the clock.
+    #[inline]
+    pub(crate) fn sized_by_clock(&self) -> bool {
+        self.n_tasks.saturating_sub(self.participants) > 2 * self.participants
     }
 
     /// `work` for a dispatch of at most two tasks per participant: a task at a time.
@@ -484,7 +492,14 @@ mod tests {
             let cursor = AtomicUsize::new(2); // as `Slot::publish` sets it
             let mut last = 0;
             let caller = Participant::CALLER;
-            let ran = job.work(caller, &cursor, &Panics::new(), || false, || last += 1);
+            let ran = job.work(
+                caller,
+                &cursor,
+                &Panics::new(),
+                || false,
+                || last += 1,
+                |_| {},
+            );
             assert_eq!((ran, last), (n - 2, 1), "{n} tasks");
             let counts: Vec<usize> = runs.iter().map(|r| r.load(Ordering::Relaxed)).collect();
             assert_eq!(counts[..2], [0, 0], "{n}: the first tasks are not claimed");

@@ -415,7 +415,10 @@ impl Pool {
         let signal = &shared.signal;
         let owned = signal.slot(slot);
         owned.publish(&job);
-        signal.post(slot, permits as u32);
+        // README "Waking late": an operation's many items wake sleeping helpers only once the
+        // caller has worked as long as a wake-up takes; spinning helpers join at once.
+        let wake_late = region.wake_late && job.sized_by_clock();
+        let mut asleep = signal.post(slot, permits as u32, !wake_late);
         // Step 4: the caller's first task, then the tasks beyond the participants' first
         // ones; step 5 as soon as the last of those is claimed. The first tasks whose
         // permits no helper took are then the caller's: a helper that arrives after the
@@ -434,10 +437,22 @@ impl Pool {
                 || {
                     left = Some(signal.withdraw(slot));
                 },
+                |worked_ns| {
+                    if asleep && worked_ns >= signal.block_cost() {
+                        asleep = false;
+                        signal.wake_late(slot);
+                    }
+                },
             );
             let left = left.unwrap_or_else(|| signal.withdraw(slot)) as usize;
+            let untaken = if const { crate::sync::broken("untaken_lost") } {
+                // Deliberately broken: the first task of one untaken permit is never run.
+                (participants - left + 1).min(participants)..participants
+            } else {
+                participants - left..participants
+            };
             if !job.stopped() {
-                job.run(caller, participants - left..participants, &owned.panics);
+                job.run(caller, untaken, &owned.panics);
             }
         });
         if shared.generation != fork::generation() {
@@ -472,6 +487,10 @@ pub(crate) struct Region<'a> {
     pub(crate) wide: bool,
     pub(crate) participants: usize,
     pub(crate) stop: Option<&'a AtomicBool>,
+    /// Whether sleeping helpers are woken only once the caller has worked as long as a
+    /// wake-up takes (README "Waking late"): for operations, whose items never wait for
+    /// one another; `dispatch`'s tasks may, so it wakes at once.
+    pub(crate) wake_late: bool,
 }
 
 impl Region<'_> {
@@ -480,12 +499,14 @@ impl Region<'_> {
         wide: false,
         participants: usize::MAX,
         stop: None,
+        wake_late: false,
     };
     /// As `dispatch_wide`: up to the pool's wide width, every task.
     const WIDE: Region<'static> = Region {
         wide: true,
         participants: usize::MAX,
         stop: None,
+        wake_late: false,
     };
 }
 

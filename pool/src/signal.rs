@@ -89,12 +89,13 @@ impl Signal {
         self.slots.iter().position(Slot::try_own)
     }
 
-    /// Dispatch step 3: posts `permits` in `slot` and wakes the sleeping helpers needed to
-    /// take them beyond those already spinning.
+    /// Dispatch step 3: posts `permits` in `slot` and, if `wake`, wakes the sleeping helpers
+    /// needed to take them beyond those already spinning. Returns whether helpers were
+    /// asleep and left so (`wake` false): the caller may wake them later (`wake_late`).
     #[inline]
-    pub(crate) fn post(&self, slot: usize, permits: u32) {
+    pub(crate) fn post(&self, slot: usize, permits: u32, wake: bool) -> bool {
         if permits == 0 {
-            return;
+            return false;
         }
         self.slots[slot].add_permits(permits);
         // SeqCst fence: pairs with the one in `sleep` (README "Falling asleep"): either we
@@ -103,7 +104,22 @@ impl Signal {
         // spinning helpers stays on the slot's line.
         fence(Ordering::SeqCst);
         let sleepers = self.sleepers.load(Ordering::Relaxed);
-        if sleepers > 0 {
+        if sleepers > 0 && wake {
+            self.wake_sleepers(permits, sleepers);
+        }
+        sleepers > 0 && !wake
+    }
+
+    /// README "Waking late": wakes sleepers for the permits still posted in `slot`, after a
+    /// `post` that left them asleep. Nothing waits on this wake-up (the caller runs every
+    /// task nobody took), so a sleeper this misses costs only its share of the work.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn wake_late(&self, slot: usize) {
+        let permits = self.slots[slot].state().permits;
+        // Relaxed: a stale count wakes one helper too few or too many, never loses a task.
+        let sleepers = self.sleepers.load(Ordering::Relaxed);
+        if permits > 0 && sleepers > 0 {
             self.wake_sleepers(permits, sleepers);
         }
     }
@@ -309,7 +325,8 @@ impl Signal {
         }
     }
 
-    fn block_cost(&self) -> u64 {
+    /// What a kernel wake-up costs here, as measured (before any: the unmeasured bound).
+    pub(crate) fn block_cost(&self) -> u64 {
         self.block_cost_ns.load(Ordering::Relaxed)
     }
 

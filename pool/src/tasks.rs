@@ -65,16 +65,30 @@ impl<F: Fn(Participant, Range<usize>) + Sync> Tasks for Chunks<F> {
 pub(crate) fn each(tasks: Range<usize>, panics: &Panics, mut f: impl FnMut(usize)) {
     let mut next = tasks.start;
     while next < tasks.end {
+        let from = next;
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            while next < tasks.end {
-                let task = next;
-                next += 1;
+            for task in from..tasks.end {
+                // Where to go on if `f` unwinds, written only then: a store to `next` on
+                // every task would keep the loop from holding what `f` reads in registers
+                // (the store may alias it), several times the cost of a cheap task.
+                let resume = ResumeAfter(&mut next, task + 1);
                 f(task);
+                std::mem::forget(resume);
             }
+            next = tasks.end;
         }));
         if let Err(payload) = outcome {
             panics.keep_first(payload);
         }
+    }
+}
+
+/// Sets the place to resume a loop at when dropped, which only unwinding does.
+struct ResumeAfter<'a>(&'a mut usize, usize);
+
+impl Drop for ResumeAfter<'_> {
+    fn drop(&mut self) {
+        *self.0 = self.1;
     }
 }
 

@@ -75,7 +75,14 @@ pub(crate) fn run(
         if let Some(spun) = spun {
             shared.signal.end_spin(spun, &mut gaps, counters);
         }
-        job.work(who, attached.cursor(), &attached.panics, forked_away, || {});
+        job.work(
+            who,
+            attached.cursor(),
+            &attached.panics,
+            forked_away,
+            || {},
+            |_| {},
+        );
         if forked_away() {
             break;
         }

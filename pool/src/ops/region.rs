@@ -41,6 +41,7 @@ pub trait Runs: Sync + sealed::Sealed {
             wide,
             participants,
             stop,
+            wake_late: true,
         };
         pool.run_chunks(n, region, f)
     }

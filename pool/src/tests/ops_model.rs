@@ -53,6 +53,7 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
             wide: false,
             participants: usize::MAX,
             stop: Some(&stop),
+            wake_late: true,
         };
         pool.run_chunks(4, region, |_: Participant, range| {
             for task in range {

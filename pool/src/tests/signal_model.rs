@@ -72,7 +72,7 @@ fn helper(signal: &Signal, counters: &Counters, taken: &Taken, permits: usize) {
 fn dispatch_one_permit(signal: &Signal, counters: &Counters, taken: &Taken) {
     let slot = signal.own_slot().expect("a free slot");
     taken.set(slot, false); // the slot's earlier dispatch was taken: not this one
-    signal.post(slot, 1);
+    signal.post(slot, 1, true);
     taken.wait(slot);
     // As the pool does: withdraw first (nothing is left), so `attached` can only fall.
     assert_eq!(signal.withdraw(slot), 0);
@@ -127,7 +127,7 @@ fn withdrawn_permits_are_never_taken() {
             })
         };
         assert_eq!(signal.own_slot(), Some(0));
-        signal.post(0, 1);
+        signal.post(0, 1, true);
         let withdrawn = signal.withdraw(0);
         signal.wait_until_quiet(0, &counters);
         let attached = helper.join().unwrap();
