@@ -1,7 +1,7 @@
 //! The data-parallel operations against rayon's equivalents (its whole loop inside one
 //! `install`, its strongest form) and serial code, at 1e3, 1e5 and 1e7 items, in wall time
 //! and in process CPU time: map into a `Vec` (cheap, and about 20 ns of work per item), sum
-//! of squares of f32, `out[i] = a[i] + b[i]`, a group-by of 1e6 keys into 1e4 groups with
+//! of squares of f32, `out[i] = a[i] + b[i]` (with `parts_mut`), a group-by of 1e6 keys into 1e4 groups with
 //! one hash map per participant, `find_any` with the match at 10% and at 90%, and a prefix
 //! sum of u64 (rayon has none: against serial). Every run's result is checked against
 //! serial code's first. Results: BENCHMARKS.md, "Data-parallel operations".
@@ -147,7 +147,12 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
             },
             &|| {
                 let mut out = vec![0u32; n];
-                pool.for_each_mut(&mut out, |i, o| *o = a[i] + b[i]);
+                pool.parts_mut(&mut out, |offset, part| {
+                    let (a, b) = (&a[offset..][..part.len()], &b[offset..][..part.len()]);
+                    part.iter_mut()
+                        .zip(a.iter().zip(b))
+                        .for_each(|(o, (x, y))| *o = x + y);
+                });
                 out
             },
             &|| {

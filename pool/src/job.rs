@@ -134,8 +134,8 @@ impl Job {
     /// `participants` on, README "Claiming") from `cursor` until none is left, or until
     /// `stop()` says to claim no more; returns how many tasks this participant ran.
     /// `claimed_last` runs once, right after a claim that took the last task (the caller
-    /// withdraws the dispatch's permits there); `tick` after each chunk sized by the clock,
-    /// with the time since this call began. Panics go to `panics` (README "Panics").
+    /// withdraws the dispatch's permits there); `tick(now, worked)` after each chunk sized
+    /// by the clock, with the time since this call began. Panics go to `panics` (README "Panics").
     pub(crate) fn work(
         &self,
         who: Participant,
@@ -143,7 +143,7 @@ impl Job {
         panics: &Panics,
         stop: impl Fn() -> bool,
         mut claimed_last: impl FnMut(),
-        mut tick: impl FnMut(u64),
+        mut tick: impl FnMut(u64, u64),
     ) -> usize {
         if !self.sized_by_clock() {
             return self.work_one_at_a_time(who, cursor, panics, stop, claimed_last);
@@ -173,7 +173,7 @@ impl Job {
             let now = sync::now_ns();
             chunk = next_chunk(len, now.saturating_sub(clock));
             clock = now;
-            tick(now.saturating_sub(began));
+            tick(now, now.saturating_sub(began));
         }
     }
 
@@ -498,7 +498,7 @@ mod tests {
                 &Panics::new(),
                 || false,
                 || last += 1,
-                |_| {},
+                |_, _| {},
             );
             assert_eq!((ran, last), (n - 2, 1), "{n} tasks");
             let counts: Vec<usize> = runs.iter().map(|r| r.load(Ordering::Relaxed)).collect();

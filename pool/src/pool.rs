@@ -437,10 +437,10 @@ impl Pool {
                 || {
                     left = Some(signal.withdraw(slot));
                 },
-                |worked_ns| {
+                |now_ns, worked_ns| {
                     if asleep && worked_ns >= signal.block_cost() {
                         asleep = false;
-                        signal.wake_late(slot);
+                        signal.wake_late(slot, now_ns - worked_ns);
                     }
                 },
             );
@@ -451,7 +451,7 @@ impl Pool {
             } else {
                 participants - left..participants
             };
-            if !job.stopped() {
+            if !untaken.is_empty() && !job.stopped() {
                 job.run(caller, untaken, &owned.panics);
             }
         });

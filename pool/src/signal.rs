@@ -32,9 +32,10 @@ pub(crate) struct Signal {
     /// Helpers spinning for a permit (README "Spinning"); changes with every spin.
     spinners: CachePadded<AtomicUsize>,
     shutdown: AtomicBool,
-    /// Held while checking a sleep condition and waiting; guards the time of the last post
-    /// that woke sleepers, read by the helpers it woke (README "Spinning").
-    lock: Mutex<u64>,
+    /// Held while checking a sleep condition and waiting; guards when the last wake-up of
+    /// sleepers happened and when the permits it woke them for were posted, read by the
+    /// helpers it woke (README "Spinning", "Waking late").
+    lock: Mutex<WakeTimes>,
     /// Helpers sleep here.
     helpers: Condvar,
     /// Helpers with an index above this park (README "Resizing"): the active wide width,
@@ -51,6 +52,14 @@ pub(crate) struct Signal {
     block_cost_ns: AtomicU64,
 }
 
+/// The last wake-up of sleepers: when it happened, and when the permits it woke them for
+/// were posted (earlier, for a late wake-up; README "Waking late").
+#[derive(Clone, Copy, Default)]
+struct WakeTimes {
+    posted_ns: u64,
+    woken_ns: u64,
+}
+
 impl Signal {
     /// A signal with `slots` slots (that many dispatches can be in flight at once), whose
     /// helpers up to `active_helpers` take permits.
@@ -60,7 +69,7 @@ impl Signal {
             sleepers: CachePadded::new(AtomicUsize::new(0)),
             spinners: CachePadded::new(AtomicUsize::new(0)),
             shutdown: AtomicBool::new(false),
-            lock: Mutex::new(0),
+            lock: Mutex::new(WakeTimes::default()),
             helpers: Condvar::new(),
             active_helpers: AtomicUsize::new(active_helpers),
             parked: Condvar::new(),
@@ -105,7 +114,7 @@ impl Signal {
         fence(Ordering::SeqCst);
         let sleepers = self.sleepers.load(Ordering::Relaxed);
         if sleepers > 0 && wake {
-            self.wake_sleepers(permits, sleepers);
+            self.wake_sleepers(permits, sleepers, None);
         }
         sleepers > 0 && !wake
     }
@@ -115,19 +124,23 @@ impl Signal {
     /// task nobody took), so a sleeper this misses costs only its share of the work.
     #[cold]
     #[inline(never)]
-    pub(crate) fn wake_late(&self, slot: usize) {
+    /// `posted_ns` is when the permits were posted: a woken helper learns its idle gap up
+    /// to then (not up to this wake-up, which would teach it to sleep through back-to-back
+    /// regions), and the wake-up's latency from now.
+    pub(crate) fn wake_late(&self, slot: usize, posted_ns: u64) {
         let permits = self.slots[slot].state().permits;
         // Relaxed: a stale count wakes one helper too few or too many, never loses a task.
         let sleepers = self.sleepers.load(Ordering::Relaxed);
         if permits > 0 && sleepers > 0 {
-            self.wake_sleepers(permits, sleepers);
+            self.wake_sleepers(permits, sleepers, Some(posted_ns));
         }
     }
 
     /// `post`'s slow path: wakes up to `sleepers` of the helpers asleep, as many as
-    /// `permits` need beyond the spinners.
+    /// `permits` need beyond the spinners; `posted_ns` is when the permits were posted, if
+    /// not now (a late wake-up).
     #[cold]
-    fn wake_sleepers(&self, permits: u32, sleepers: usize) {
+    fn wake_sleepers(&self, permits: u32, sleepers: usize, posted_ns: Option<u64>) {
         // The fence in `post` pairs with the one in `begin_spinning` too: either we count the
         // spinner, or it sees our permits. And with the one in another caller's `post`, for
         // `callers_in_flight`.
@@ -140,9 +153,13 @@ impl Signal {
         };
         let wake = (permits as usize).saturating_sub(spinners).min(sleepers);
         if wake > 0 {
-            let mut posted_ns = sync::lock(&self.lock);
+            let mut times = sync::lock(&self.lock);
             if self.limits.enabled() {
-                *posted_ns = sync::now_ns();
+                let now = sync::now_ns();
+                *times = WakeTimes {
+                    posted_ns: posted_ns.unwrap_or(now),
+                    woken_ns: now,
+                };
             }
             for _ in 0..wake {
                 self.helpers.notify_one();
@@ -414,10 +431,13 @@ impl Signal {
                         self.helpers.notify_one();
                     }
                 }
-                let posted = *guard;
-                if self.limits.enabled() && posted >= started {
-                    self.learn_block_cost(sync::now_ns().saturating_sub(posted));
-                    gaps.learn(posted - started, self.limits);
+                let WakeTimes {
+                    posted_ns,
+                    woken_ns,
+                } = *guard;
+                if self.limits.enabled() && woken_ns >= started {
+                    self.learn_block_cost(sync::now_ns().saturating_sub(woken_ns));
+                    gaps.learn(posted_ns.saturating_sub(started), self.limits);
                 }
                 woke
             }

@@ -78,6 +78,33 @@ fn for_each_mut_runs_the_other_items_and_resumes_the_first_panic() {
 }
 
 #[test]
+fn parts_mut_runs_the_other_parts_and_resumes_the_first_panic() {
+    let pool = pool();
+    let mut items = vec![0u32; 100_000];
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.parts_mut(&mut items, |offset, part| {
+            let has = (offset..offset + part.len()).contains(&54_321);
+            assert!(!has, "the part with 54321");
+            part.fill(1);
+        })
+    }));
+    assert_eq!(message(outcome.err().unwrap()), "the part with 54321");
+    // Every other part ran: the items left are one run around 54321, the panicking part.
+    let untouched = items.iter().filter(|&&x| x == 0).count();
+    let start = items[..54_321]
+        .iter()
+        .rposition(|&x| x == 1)
+        .map_or(0, |i| i + 1);
+    let end = items[54_321..]
+        .iter()
+        .position(|&x| x == 1)
+        .map_or(items.len(), |i| 54_321 + i);
+    assert_eq!(items[54_321], 0);
+    assert_eq!(untouched, end - start, "only the panicking part is left");
+    assert!(untouched < items.len());
+}
+
+#[test]
 fn fold_drops_every_state_it_made_when_a_call_panics() {
     let pool = pool();
     for n in [2, 1000, 100_000] {

@@ -32,6 +32,26 @@ fn check_all<R: Runs>(runs: &R, n: usize) {
     let mut out = vec![0u64; n];
     runs.for_each_mut(&mut out, |i, o| *o = value(i));
     assert_eq!(out, expected, "for_each_mut, {n}");
+    let mut parts = vec![0u64; n];
+    let offsets = std::sync::Mutex::new(Vec::new());
+    runs.parts_mut(&mut parts, |offset, part| {
+        offsets.lock().unwrap().push((offset, part.len()));
+        for (k, o) in part.iter_mut().enumerate() {
+            *o += value(offset + k); // += : an item written twice would show
+        }
+    });
+    assert_eq!(parts, expected, "parts_mut, {n}");
+    let mut offsets = offsets.into_inner().unwrap();
+    offsets.sort_unstable();
+    let mut next = 0;
+    for (offset, len) in offsets {
+        assert!(
+            offset == next && len > 0,
+            "parts_mut, {n}: a gap or overlap at {offset} (next {next}, len {len})"
+        );
+        next += len;
+    }
+    assert_eq!(next, n, "parts_mut covers every item, {n}");
     let mut chunked = vec![usize::MAX; n];
     runs.chunks_mut(&mut chunked, 7, |c, chunk| chunk.fill(c));
     assert!(

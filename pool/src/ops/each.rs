@@ -6,7 +6,7 @@ use super::region::{complete, Disjoint, Runs};
 use crate::job::Panics;
 use crate::tasks;
 
-/// Mutable output: `for_each_mut` and `chunks_mut`. Run on a [`Pool`](crate::Pool) or on
+/// Mutable output: `for_each_mut`, `parts_mut` and `chunks_mut`. Run on a [`Pool`](crate::Pool) or on
 /// [`pool.wide()`](crate::Pool::wide).
 pub trait ParallelEach: Runs {
     /// Calls `f(index, &mut item)` for every item of `items`, in parallel. If calls panic,
@@ -35,6 +35,43 @@ pub trait ParallelEach: Runs {
             each_item(part, range.start, &panics, &f);
         });
         panics.resume();
+        complete(ran);
+    }
+
+    /// Calls `f(offset, part)` on consecutive parts of `items` that together cover it once,
+    /// in parallel, `part` being `items[offset..offset + part.len()]`. The parts are the
+    /// ranges the pool claims (large for cheap items, smaller toward the end), so the loop
+    /// over a part is the caller's own: zip it with the same range of the inputs and the
+    /// compiler vectorises it, where `for_each_mut`'s call per index cannot be. If a call
+    /// panics, the other parts still run, and the first panic resumes here afterwards.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let (a, b) = (vec![1u32; 10_000], vec![2u32; 10_000]);
+    /// let mut out = vec![0u32; 10_000];
+    /// pool.parts_mut(&mut out, |offset, part| {
+    ///     let (a, b) = (&a[offset..][..part.len()], &b[offset..][..part.len()]);
+    ///     for ((o, x), y) in part.iter_mut().zip(a).zip(b) {
+    ///         *o = x + y;
+    ///     }
+    /// });
+    /// assert!(out.iter().all(|&x| x == 3));
+    /// ```
+    fn parts_mut<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut [T]) + Sync,
+    {
+        let n = items.len();
+        let items = Disjoint::new(items);
+        // A panic is caught where the part ran (the hook's) and resumes once the region
+        // is over.
+        let ran = self.run_region(n, usize::MAX, None, &|_, range| {
+            let offset = range.start;
+            // SAFETY: claimed ranges are disjoint.
+            f(offset, unsafe { items.range(range) });
+        });
         complete(ran);
     }
 

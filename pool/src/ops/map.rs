@@ -5,8 +5,8 @@
 
 use super::region::{complete, Disjoint, Runs};
 use crate::job::Panics;
+use crate::tasks;
 use std::mem::MaybeUninit;
-use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
 /// Ordered results: `map` and `map_slice`. Run on a [`Pool`](crate::Pool) or on
@@ -32,23 +32,9 @@ pub trait ParallelMap: Runs {
         let holes: Mutex<Vec<usize>> = Mutex::new(Vec::new());
         let panics = Panics::new();
         let ran = self.run_region(n, usize::MAX, None, &|_, range| {
-            let start = range.start;
             // SAFETY: claimed ranges are disjoint.
             let part = unsafe { slots.range(range.clone()) };
-            let mut next = start;
-            while next < range.end {
-                let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-                    while next < range.end {
-                        part[next - start].write(f(next));
-                        next += 1;
-                    }
-                }));
-                if let Err(payload) = outcome {
-                    holes.lock().unwrap_or_else(|p| p.into_inner()).push(next);
-                    next += 1;
-                    panics.keep_first(payload);
-                }
-            }
+            write_results(part, range.start, &f, &panics, &holes);
         });
         let holes = holes.into_inner().unwrap_or_else(|p| p.into_inner());
         if !ran {
@@ -86,6 +72,34 @@ pub trait ParallelMap: Runs {
 }
 
 impl<R: Runs + ?Sized> ParallelMap for R {}
+
+/// Writes `f(start + k)` into `part[k]` for every `k`; the index of a call that panicked
+/// goes to `holes`. The part arrives as a parameter, so the compiler knows that nothing `f`
+/// reads is written through it (as `ops::each`'s `each_item`).
+fn write_results<U, F>(
+    part: &mut [MaybeUninit<U>],
+    start: usize,
+    f: &F,
+    panics: &Panics,
+    holes: &Mutex<Vec<usize>>,
+) where
+    F: Fn(usize) -> U,
+{
+    let len = part.len();
+    tasks::each_noting_panics(
+        0..len,
+        panics,
+        |k| {
+            part[k].write(f(start + k));
+        },
+        |k| {
+            holes
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(start + k)
+        },
+    );
+}
 
 /// Drops every result of `slots` but those at `holes`, the indices whose call panicked.
 fn drop_written<U>(slots: &mut [MaybeUninit<U>], mut holes: Vec<usize>) {
