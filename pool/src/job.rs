@@ -136,7 +136,28 @@ impl Job {
     /// `claimed_last` runs once, right after a claim that took the last task (the caller
     /// withdraws the dispatch's permits there); `tick(now, worked)` after each chunk sized
     /// by the clock, with the time since this call began. Panics go to `panics` (README "Panics").
+    #[inline]
     pub(crate) fn work(
+        &self,
+        who: Participant,
+        cursor: &AtomicUsize,
+        panics: &Panics,
+        stop: impl Fn() -> bool,
+        claimed_last: impl FnMut(),
+        tick: impl FnMut(u64, u64),
+    ) -> usize {
+        if self.sized_by_clock() {
+            self.work_by_clock(who, cursor, panics, stop, claimed_last, tick)
+        } else {
+            self.work_one_at_a_time(who, cursor, panics, stop, claimed_last)
+        }
+    }
+
+    /// `work` for a dispatch of more than two claimable tasks per participant: chunks sized
+    /// by the clock. Kept out of line, so the common one-task-each dispatch inlines the
+    /// other path alone.
+    #[inline(never)]
+    fn work_by_clock(
         &self,
         who: Participant,
         cursor: &AtomicUsize,
@@ -145,9 +166,6 @@ impl Job {
         mut claimed_last: impl FnMut(),
         mut tick: impl FnMut(u64, u64),
     ) -> usize {
-        if !self.sized_by_clock() {
-            return self.work_one_at_a_time(who, cursor, panics, stop, claimed_last);
-        }
         let began = sync::now_ns();
         let mut clock = began;
         let mut ran = 0;
