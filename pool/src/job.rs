@@ -423,20 +423,23 @@ mod tests {
         assert_eq!(next_chunk(7, 0), 7 * CHUNK_MAX_GROWTH);
     }
 
+    /// Every claim one participant makes of `job`'s tasks alone, as large as `floor`
+    /// allows.
+    fn claim_all(job: &Job, floor: usize) -> Vec<Range<usize>> {
+        let cursor = AtomicUsize::new(0);
+        let mut seen_left = job.n_tasks;
+        std::iter::from_fn(|| {
+            let tasks = job.claim(&cursor, usize::MAX, floor, &mut seen_left);
+            (!tasks.is_empty()).then_some(tasks)
+        })
+        .collect()
+    }
+
     #[test]
     fn claims_cover_every_task_once_and_shrink_toward_the_end() {
         let f = Each(|_: usize| ());
         let job = job(&f, 1000, 2);
-        let cursor = AtomicUsize::new(0);
-        let mut seen_left = 1000;
-        let mut claimed = Vec::new();
-        loop {
-            let tasks = job.claim(&cursor, usize::MAX, 0, &mut seen_left);
-            if tasks.is_empty() {
-                break;
-            }
-            claimed.push(tasks);
-        }
+        let claimed = claim_all(&job, 0);
         let lens: Vec<usize> = claimed.iter().map(|r| r.len()).collect();
         assert_eq!(lens[0], 250, "a quarter of 1000 with 2 participants");
         assert!(lens.windows(2).all(|w| w[1] <= w[0]), "{lens:?}");
@@ -445,16 +448,7 @@ mod tests {
         assert_eq!(covered, (0..1000).collect::<Vec<_>>());
         // With a floor of 100 tasks the tail stops shrinking there, and the last claim
         // takes what is left.
-        let cursor = AtomicUsize::new(0);
-        let mut seen_left = 1000;
-        let mut lens = Vec::new();
-        loop {
-            let tasks = job.claim(&cursor, usize::MAX, 100, &mut seen_left);
-            if tasks.is_empty() {
-                break;
-            }
-            lens.push(tasks.len());
-        }
+        let lens: Vec<usize> = claim_all(&job, 100).iter().map(|r| r.len()).collect();
         assert_eq!(lens, [250, 188, 141, 106, 100, 100, 100, 15]);
         // Two tasks, two participants: one task each.
         let job = self::job(&f, 2, 2);
