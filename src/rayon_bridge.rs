@@ -53,8 +53,13 @@ impl Runtime {
     /// assert_eq!(pool.current_num_threads(), RT.pool().width());
     /// ```
     pub fn rayon_builder(&'static self) -> rayon::ThreadPoolBuilder {
+        self.rayon_builder_of(self.pool_width())
+    }
+
+    /// `rayon_builder` for `threads` workers, the width read once by the caller.
+    fn rayon_builder_of(&'static self, threads: usize) -> rayon::ThreadPoolBuilder {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(self.pool_width())
+            .num_threads(threads)
             .thread_name(|worker| format!("rayforce-rayon-{worker}"))
             .start_handler(move |worker| self.alloc.bind_current_thread(worker))
     }
@@ -79,8 +84,7 @@ impl Runtime {
     /// ```
     pub fn init_rayon_global(&'static self) -> Result<usize, RayonInitError> {
         let threads = self.pool_width();
-        self.rayon_builder()
-            .num_threads(threads)
+        self.rayon_builder_of(threads)
             .build_global()
             .map_err(|cause| RayonInitError { threads, cause })?;
         // Relaxed: a fact for the report; nothing is published through it.

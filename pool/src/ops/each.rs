@@ -6,8 +6,8 @@ use super::region::{complete, Disjoint, Runs};
 use crate::job::Panics;
 use crate::tasks;
 
-/// Mutable output: `for_each_mut`, `parts_mut` and `chunks_mut`. Run on a [`Pool`](crate::Pool) or on
-/// [`pool.wide()`](crate::Pool::wide).
+/// Mutable output: `for_each_mut`, `parts_mut` and `chunks_mut`. Run on a
+/// [`Pool`](crate::Pool) or on [`pool.wide()`](crate::Pool::wide).
 pub trait ParallelEach: Runs {
     /// Calls `f(index, &mut item)` for every item of `items`, in parallel. If calls panic,
     /// the others still run, and the first panic resumes here afterwards.
