@@ -418,7 +418,7 @@ impl Pool {
         // README "Waking late": an operation's many items wake sleeping helpers only once the
         // caller has worked as long as a wake-up takes; spinning helpers join at once.
         let wake_late = region.wake_late && job.sized_by_clock();
-        let mut asleep = signal.post(slot, permits as u32, !wake_late);
+        let mut asleep = signal.post(slot, permits as u32, wide_width - 1, !wake_late);
         // Step 4: the caller's first task, then the tasks beyond the participants' first
         // ones; step 5 as soon as the last of those is claimed. The first tasks whose
         // permits no helper took are then the caller's: a helper that arrives after the

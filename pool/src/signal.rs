@@ -98,15 +98,16 @@ impl Signal {
         self.slots.iter().position(Slot::try_own)
     }
 
-    /// Dispatch step 3: posts `permits` in `slot` and, if `wake`, wakes the sleeping helpers
-    /// needed to take them beyond those already spinning. Returns whether helpers were
-    /// asleep and left so (`wake` false): the caller may wake them later (`wake_late`).
+    /// Dispatch step 3: posts `permits` in `slot` for helpers up to `helper_limit` (the
+    /// active ones when the dispatch read the widths) and, if `wake`, wakes the sleeping
+    /// helpers needed to take them beyond those already spinning. Returns whether helpers
+    /// were asleep and left so (`wake` false): the caller may wake them later (`wake_late`).
     #[inline]
-    pub(crate) fn post(&self, slot: usize, permits: u32, wake: bool) -> bool {
+    pub(crate) fn post(&self, slot: usize, permits: u32, helper_limit: usize, wake: bool) -> bool {
         if permits == 0 {
             return false;
         }
-        self.slots[slot].add_permits(permits);
+        self.slots[slot].add_permits(permits, helper_limit);
         // SeqCst fence: pairs with the one in `sleep` (README "Falling asleep"): either we
         // count the sleeper, or its re-check sees our permits. With no helper asleep there is
         // nobody to wake: one load of a line that only falling asleep writes, so a post to
@@ -308,7 +309,9 @@ impl Signal {
     }
 
     /// A permit taken (the first slot with one, from `cursor` on) while helper `index` is
-    /// active, or shutdown seen.
+    /// active, or shutdown seen. The check here only saves a resized-away helper the scan:
+    /// a stale reading of `active_helpers` cannot let it attach, since each slot's permits
+    /// carry the limit their dispatch read (README "Resizing").
     fn poll(&self, index: usize, cursor: &mut usize) -> Option<Wait> {
         let n = if self.is_active(index) {
             self.slots.len()
@@ -316,15 +319,11 @@ impl Signal {
             0 // resized away: it takes no permit, and parks at its next wait
         };
         for step in 0..n {
-            let index = (*cursor + step) % n;
-            if let Some(task) = self.slots[index].try_attach() {
-                *cursor = (index + 1) % n;
+            let slot = (*cursor + step) % n;
+            if let Some(task) = self.slots[slot].try_attach(index) {
+                *cursor = (slot + 1) % n;
                 let spun = None;
-                return Some(Wait::Attached {
-                    slot: index,
-                    task,
-                    spun,
-                });
+                return Some(Wait::Attached { slot, task, spun });
             }
         }
         // Acquire: pairs with `shut_down`'s Release.

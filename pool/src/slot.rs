@@ -7,9 +7,15 @@ use crate::job::{Job, Panics, RunRange};
 use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Condvar, Ordering};
 use crossbeam_utils::CachePadded;
 
-/// `state`'s high half counts attached helpers; the low half counts permits.
+/// `state`'s high half counts attached helpers; the low half holds the permits (bits 0-15)
+/// and the highest helper index that may take them (bits 16-31), so that a helper's check
+/// of its index and its taking a permit are one compare-and-swap (README "Resizing").
 const ATTACHED_ONE: u64 = 1 << 32;
-const PERMITS_MASK: u64 = ATTACHED_ONE - 1;
+const PERMITS_MASK: u64 = (1 << 16) - 1;
+const HELPER_LIMIT_SHIFT: u32 = 16;
+const HELPER_LIMIT_MASK: u64 = PERMITS_MASK << HELPER_LIMIT_SHIFT;
+// Both fields hold up to a pool's width.
+const _: () = assert!(crate::builder::MAX_WIDTH as u64 <= PERMITS_MASK);
 
 /// A snapshot of a slot's signal word, for invariants and tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,24 +187,30 @@ impl Slot {
         &self.work.next
     }
 
-    /// Step 3's first half: `permits` more helpers may attach.
+    /// Step 3's first half: `permits` more helpers, of indices up to `helper_limit`, may
+    /// attach (the slot holds no permits, so no limit, before this).
     #[inline]
-    pub(crate) fn add_permits(&self, permits: u32) {
+    pub(crate) fn add_permits(&self, permits: u32, helper_limit: usize) {
+        debug_assert!(permits as u64 <= PERMITS_MASK && helper_limit as u64 <= PERMITS_MASK);
+        let posted = u64::from(permits) | (helper_limit as u64) << HELPER_LIMIT_SHIFT;
         // Release: pairs with the Acquire CAS in `try_attach`, so an attached helper sees
         // the job published before this post (step 2).
-        self.signal
-            .state
-            .fetch_add(u64::from(permits), Ordering::Release);
+        self.signal.state.fetch_add(posted, Ordering::Release);
     }
 
-    /// Helper step 2: takes one permit and attaches, or returns `None` if none is left. A
-    /// permit carries a first task (README "Claiming"): with `k` permits posted, the helpers
-    /// that take them get tasks 1 to `k`, in the order they attach; returns it.
+    /// Helper step 2: helper `index` takes one permit and attaches, or returns `None` if
+    /// none is left or its index is above the limit they were posted with. A permit carries
+    /// a first task (README "Claiming"): with `k` permits posted, the helpers that take them
+    /// get tasks 1 to `k`, in the order they attach; returns it.
     #[inline]
-    pub(crate) fn try_attach(&self) -> Option<usize> {
+    pub(crate) fn try_attach(&self, index: usize) -> Option<usize> {
         let state = &self.signal.state;
         let mut seen = state.load(Ordering::Relaxed);
         while seen & PERMITS_MASK != 0 {
+            let limit = (seen & HELPER_LIMIT_MASK) >> HELPER_LIMIT_SHIFT;
+            if index as u64 > limit && !const { crate::sync::broken("attach_above_limit") } {
+                return None; // resized away before this dispatch was posted
+            }
             let taken = seen - 1 + ATTACHED_ONE;
             // Acquire: pairs with `add_permits`'s Release (see there).
             match state.compare_exchange_weak(seen, taken, Ordering::Acquire, Ordering::Relaxed) {
@@ -225,7 +237,7 @@ impl Slot {
         let before = self
             .signal
             .state
-            .fetch_and(!PERMITS_MASK, Ordering::Relaxed);
+            .fetch_and(!(PERMITS_MASK | HELPER_LIMIT_MASK), Ordering::Relaxed);
         (before & PERMITS_MASK) as u32
     }
 

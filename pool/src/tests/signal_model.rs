@@ -1,7 +1,7 @@
 //! The signal alone: a helper that blocks never misses a permit posted while it falls
 //! asleep, nor one posted while it spins (when the caller counted it as a spinner and woke
-//! nobody), withdrawing leaves no permit behind, and the caller wakes once the helper
-//! detaches.
+//! nobody), withdrawing leaves no permit behind, the caller wakes once the helper detaches,
+//! and a helper resized away takes no permit posted after the resize.
 
 use crate::signal::{Signal, Wait};
 use crate::slot::SignalState;
@@ -72,7 +72,7 @@ fn helper(signal: &Signal, counters: &Counters, taken: &Taken, permits: usize) {
 fn dispatch_one_permit(signal: &Signal, counters: &Counters, taken: &Taken) {
     let slot = signal.own_slot().expect("a free slot");
     taken.set(slot, false); // the slot's earlier dispatch was taken: not this one
-    signal.post(slot, 1, true);
+    signal.post(slot, 1, 1, true);
     taken.wait(slot);
     // As the pool does: withdraw first (nothing is left), so `attached` can only fall.
     assert_eq!(signal.withdraw(slot), 0);
@@ -118,7 +118,7 @@ fn withdrawn_permits_are_never_taken() {
         let helper = {
             let signal = Arc::clone(&signal);
             thread::spawn(move || {
-                if signal.slot(0).try_attach().is_some() {
+                if signal.slot(0).try_attach(1).is_some() {
                     signal.detach(0);
                     true
                 } else {
@@ -127,7 +127,7 @@ fn withdrawn_permits_are_never_taken() {
             })
         };
         assert_eq!(signal.own_slot(), Some(0));
-        signal.post(0, 1, true);
+        signal.post(0, 1, 1, true);
         let withdrawn = signal.withdraw(0);
         signal.wait_until_quiet(0, &counters);
         let attached = helper.join().unwrap();
@@ -137,5 +137,40 @@ fn withdrawn_permits_are_never_taken() {
             "a permit is either taken or withdrawn"
         );
         assert_eq!(signal.state(), SignalState::IDLE);
+    });
+}
+
+#[test]
+fn a_helper_resized_away_takes_no_later_permit() {
+    // Helper 2 spins for a permit while the caller narrows the pool to one helper and then
+    // posts: a spin that read the old width must not attach (its check of its index and
+    // its taking the permit are one step), and it parks until shutdown.
+    loom::model(|| {
+        let signal = Arc::new(Signal::new(SPIN, 1, 2));
+        let helper = {
+            let signal = Arc::clone(&signal);
+            thread::spawn(move || {
+                let counters = Counters::new();
+                let wait =
+                    signal.wait_for_permit(2, &mut Gaps::default(), &mut 0, &counters, false);
+                assert_eq!(
+                    wait,
+                    Wait::Shutdown,
+                    "helper 2 joined after it was resized away"
+                );
+            })
+        };
+        // The yields let the helper run (into its spin, then at the posted permit) without
+        // spending the search's preemptions on it.
+        thread::yield_now();
+        assert!(signal.resize(|| Some((1, SPIN.cpus))));
+        assert_eq!(signal.own_slot(), Some(0));
+        signal.post(0, 1, 1, true);
+        thread::yield_now();
+        assert_eq!(signal.withdraw(0), 1, "nobody may take the permit");
+        signal.wait_until_quiet(0, &Counters::new());
+        signal.slot(0).release();
+        signal.shut_down();
+        helper.join().unwrap();
     });
 }
