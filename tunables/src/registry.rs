@@ -28,12 +28,14 @@ pub enum Id {
     SpinUs,
     /// `rayforce.pool.wide`
     PoolWide,
+    /// `rayforce.pool.place`
+    PoolPlace,
     /// `rayforce.tunables.strict`
     Strict,
 }
 
 /// Number of tunables.
-pub const COUNT: usize = 11;
+pub const COUNT: usize = 12;
 
 /// What values a tunable takes. Every value is stored as a `u64`: numbers as themselves,
 /// booleans as 0 or 1, words as their index.
@@ -198,6 +200,14 @@ pub static TABLE: [Tunable; COUNT] = [
         variable: "RAYFORCE_POOL_WIDE",
     },
     Tunable {
+        id: Id::PoolPlace,
+        name: "rayforce.pool.place",
+        kind: Kind::Words(&["off", "spread", "close"]),
+        default: Some(0),
+        description: "pin each pool helper to a CPU of a core of its own, cores taken across packages and NUMA nodes (spread) or one package first (close), its arena preferring its node's memory; off: helpers float",
+        variable: "RAYFORCE_POOL_PLACE",
+    },
+    Tunable {
         id: Id::Strict,
         name: "rayforce.tunables.strict",
         kind: Kind::Bool,
@@ -220,6 +230,7 @@ impl Id {
         Id::PoolWorkers,
         Id::SpinUs,
         Id::PoolWide,
+        Id::PoolPlace,
         Id::Strict,
     ];
 
@@ -333,6 +344,21 @@ mod tests {
                 assert!((d as usize) < words.len(), "{}", t.name);
             }
         }
+    }
+
+    #[test]
+    fn place_words_match_the_place_type() {
+        let Kind::Words(words) = Id::PoolPlace.tunable().kind else {
+            panic!("rayforce.pool.place takes words")
+        };
+        for place in crate::cpu::Place::ALL {
+            assert_eq!(words[place as usize], place.as_str());
+            let chosen = crate::Choices::new()
+                .environment(crate::Environment::Ignore)
+                .place(place);
+            assert_eq!(crate::Tunables::from_choices(&chosen).place(), place);
+        }
+        assert_eq!(Id::PoolPlace.tunable().default, Some(0), "off by default");
     }
 
     #[test]

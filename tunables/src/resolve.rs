@@ -1,7 +1,7 @@
 //! `Tunables`: every tunable's value and where it came from, resolved by precedence,
 //! lowest first: built-in default < chosen in code < per-knob variable < `RAYFORCE_TUNABLES`.
 
-use crate::cpu::{CpuPolicy, QuotaCap};
+use crate::cpu::{CpuPolicy, Place, QuotaCap};
 use crate::diagnostic::{Diagnostic, Diagnostics, Origin, Problem};
 use crate::env;
 use crate::parse;
@@ -93,6 +93,12 @@ impl Choices {
     /// Chooses the CPU policy.
     pub const fn policy(self, policy: CpuPolicy) -> Choices {
         self.set(Id::CpuPolicy, registry::policy_index(policy))
+    }
+
+    /// Chooses the helpers' placement (`rayforce.pool.place`; the environment can still
+    /// change it, as every choice).
+    pub const fn place(self, place: Place) -> Choices {
+        self.set(Id::PoolPlace, place as u64)
     }
 
     /// Chooses whether the environment is read.
@@ -338,6 +344,13 @@ impl Tunables {
     /// `rayforce.pool.wide`.
     pub fn wide(&self) -> bool {
         self.number(Id::PoolWide) != Some(0)
+    }
+
+    /// `rayforce.pool.place`.
+    pub fn place(&self) -> Place {
+        self.number(Id::PoolPlace)
+            .and_then(|index| Place::ALL.get(index as usize).copied())
+            .unwrap_or_default()
     }
 
     /// Whether strict mode aborts this program (see [`Choices::strict_aborts`]).

@@ -86,7 +86,10 @@ fn a_full_cpu_reading_allocates_nothing() {
         for dir in &fixture_dirs {
             cpu::read_at(SysRoot::new(dir), Affinity::AllOnline);
             cpu::read_at(SysRoot::new(dir), Affinity::Given(&affinity));
+            // The nodes too, and with them the cpuset's limits.
+            cpu::read_nodes(SysRoot::new(dir), &affinity);
         }
+        cpu::read_nodes(SysRoot::SYSTEM, &affinity);
         cpu::read_at(SysRoot::new(no_topology.path()), Affinity::Process);
         cpu::read_at(SysRoot::new(quota_tree.path()), Affinity::Process).quota
     });

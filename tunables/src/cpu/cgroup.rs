@@ -107,7 +107,7 @@ fn find_mounts(root: SysRoot<'_>, mut v2: Option<&mut Hierarchy>, mut v1: Option
 }
 
 /// Appends a mountinfo field, decoding its octal escapes (`\040` is a space).
-fn push_unescaped(path: &mut StackPath, field: &[u8]) {
+pub(super) fn push_unescaped(path: &mut StackPath, field: &[u8]) {
     let mut i = 0;
     while i < field.len() {
         let escaped = field

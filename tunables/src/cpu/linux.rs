@@ -131,7 +131,7 @@ fn read_schedulable(
 /// inherit it), read the same from every thread, so that one thread pinning itself changes
 /// no count. The calling thread's if the main thread's cannot be read (it exited); `None`
 /// if the kernel refused both.
-fn process_affinity() -> Option<CpuSet> {
+pub(super) fn process_affinity() -> Option<CpuSet> {
     // SAFETY: getpid has no preconditions; the process id is its main thread's id.
     let main_thread = unsafe { libc::getpid() };
     thread_affinity(main_thread).or_else(|| thread_affinity(0))

@@ -3,12 +3,14 @@
 //! This file is the platform contract: the types every platform fills in, and [`read`] /
 //! [`read_at`], which pick the implementation. `linux.rs` reads sysfs, procfs and the
 //! cgroup CPU quota; `macos.rs` asks `sysctlbyname`; `fallback.rs` knows only the logical
-//! count. Only this module chooses by `target_os`.
+//! count. Only this module chooses by `target_os`. On Linux, `nodes.rs` reads the NUMA
+//! nodes and `plan.rs` turns the mask, cores and nodes into a placement plan.
 //!
 //! The reading runs inside the global allocator's first call, so no implementation may
 //! allocate; `tests/cpu_no_alloc.rs` checks that with a counting allocator.
 
 mod cpuset;
+mod place;
 mod policy;
 
 #[cfg(unix)]
@@ -17,7 +19,13 @@ mod fs;
 #[cfg(target_os = "linux")]
 mod cgroup;
 #[cfg(target_os = "linux")]
+mod cpuset_limits;
+#[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod nodes;
+#[cfg(target_os = "linux")]
+mod plan;
 #[cfg(target_os = "linux")]
 use linux as platform;
 
@@ -32,6 +40,11 @@ mod fallback;
 use fallback as platform;
 
 pub use cpuset::{CpuSet, ListError, ListErrorKind, MAX_CPUS};
+#[cfg(target_os = "linux")]
+pub use nodes::{NodeSource, Nodes, MAX_NODES};
+pub use place::Place;
+#[cfg(target_os = "linux")]
+pub use plan::{plan, Plan, Spot};
 pub use policy::{CpuPolicy, UnknownPolicy};
 
 use core::fmt;
@@ -244,6 +257,20 @@ pub fn read_at(root: SysRoot<'_>, affinity: Affinity<'_>) -> CpuCounts {
     let counts = platform::read(root, affinity);
     debug_assert!(counts.is_valid(), "{counts:?}");
     counts
+}
+
+/// The NUMA nodes among `cpus` on the machine whose files lie under `root`, and the memory
+/// nodes its cpuset allows. Allocation-free.
+#[cfg(target_os = "linux")]
+pub fn read_nodes(root: SysRoot<'_>, cpus: &CpuSet) -> Nodes {
+    nodes::read(root, cpus)
+}
+
+/// This process's affinity mask (its main thread's, as [`Affinity::Process`] reads it),
+/// intersected with nothing; `None` if the kernel refused it.
+#[cfg(target_os = "linux")]
+pub fn process_affinity() -> Option<CpuSet> {
+    linux::process_affinity()
 }
 
 impl Count {
