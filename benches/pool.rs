@@ -137,6 +137,39 @@ fn following<M: Measurement>(c: &mut Criterion<M>, label: &str) {
     group.finish();
 }
 
+/// What placement adds to a re-check (`Pool::refresh`, as the periodic re-check runs it):
+/// floating helpers against placed ones whose mask did not change (the check reads the
+/// process mask and each helper's), and the plan a placement change computes, on this
+/// machine and on the 128-CPU, 4-node dump (a change then pins each helper: one
+/// `sched_setaffinity` each).
+fn placement<M: Measurement>(c: &mut Criterion<M>, label: &str) {
+    use rayforce_tunables::cpu::{self, Affinity, Place, SysRoot};
+    let mut group = c.benchmark_group(format!("place_{label}"));
+    for place in [Place::Off, Place::Spread] {
+        let pool = Pool::builder().workers(2).place(place).build().unwrap();
+        pool.dispatch(2, |i| {
+            black_box(i);
+        });
+        group.bench_function(BenchmarkId::new("refresh", place), |b| {
+            b.iter(|| black_box(pool.refresh()))
+        });
+        drop(pool);
+        settle();
+    }
+    let dump = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/topology/arm-2p4n-clusters-128");
+    for (name, root) in [
+        ("this machine", SysRoot::SYSTEM),
+        ("128 CPUs, 4 nodes", SysRoot::new(&dump)),
+    ] {
+        let mask = cpu::schedulable_cpus(root, Affinity::AllOnline);
+        group.bench_function(BenchmarkId::new("plan", name), |b| {
+            b.iter(|| black_box(cpu::plan(root, &mask, Place::Spread, usize::MAX)))
+        });
+    }
+    group.finish();
+}
+
 /// Narrow (2 small tasks) and wide (2 x width small tasks) dispatches, alternating.
 fn alternating<M: Measurement>(c: &mut Criterion<M>, label: &str) {
     let width = 4;
@@ -537,6 +570,7 @@ fn wall(c: &mut Criterion<WallTime>) {
     several_callers(c, "wall", false);
     fine_grained(c, "wall");
     uneven(c, "wall");
+    placement(c, "wall");
 }
 
 fn cpu(c: &mut Criterion<ProcessCpuTime>) {

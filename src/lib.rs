@@ -10,6 +10,8 @@ mod cpu_time;
 mod rayon_bridge;
 mod report;
 mod runtime;
+#[cfg(target_os = "linux")]
+mod topology_report;
 
 pub use cpu_time::process_cpu_time;
 pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
@@ -19,3 +21,5 @@ pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};
 pub use rayon_bridge::RayonInitError;
 pub use report::{CpuReport, FollowReport, QuotaReport, Report};
 pub use runtime::Runtime;
+#[cfg(target_os = "linux")]
+pub use topology_report::{HelperReport, NodeReport, PlacementReport};

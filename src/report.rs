@@ -1,6 +1,8 @@
 //! `Report`: what `rayforce-rt inspect` prints, as a table or as JSON: the CPU counts per
 //! policy with their sources (`CpuReport`), and what they size (arena limit, pool width).
 
+#[cfg(target_os = "linux")]
+use crate::topology_report::{write_nodes, NodeReport, PlacementReport};
 use rayforce_tunables::cpu::{CgroupVersion, Count, CpuCounts, CpuPolicy, QuotaCap};
 use rayforce_tunables::Tunables;
 use serde::Serialize;
@@ -140,6 +142,13 @@ pub struct Report {
     /// The width of rayon's global pool, when the runtime built it
     /// (`Runtime::init_rayon_global`, feature `rayon`); absent otherwise.
     pub rayon_threads: Option<usize>,
+    /// The NUMA nodes among the schedulable CPUs (one node without node files).
+    #[cfg(target_os = "linux")]
+    pub nodes: Vec<NodeReport>,
+    /// Where the helpers go under `rayforce.pool.place` (or `inspect --place`); absent
+    /// when placement is off.
+    #[cfg(target_os = "linux")]
+    pub placement: Option<PlacementReport>,
 }
 
 /// How a running pool follows the machine, and what it could not start.
@@ -184,6 +193,10 @@ impl Report {
             pool_wide_width,
             follow: None,
             rayon_threads: None,
+            #[cfg(target_os = "linux")]
+            nodes: Vec::new(),
+            #[cfg(target_os = "linux")]
+            placement: None,
         }
     }
 
@@ -206,6 +219,13 @@ impl fmt::Display for Report {
             "pool width: {} (wide: {})",
             self.pool_width, self.pool_wide_width
         )?;
+        #[cfg(target_os = "linux")]
+        {
+            write_nodes(f, &self.nodes)?;
+            if let Some(placement) = &self.placement {
+                write!(f, "\n{placement}")?;
+            }
+        }
         if let Some(threads) = self.rayon_threads {
             write!(f, "\nrayon: {threads} threads (built by the runtime)")?;
         }

@@ -1,10 +1,14 @@
 //! `Runtime`: the global allocator and the owner of the pool, sized from one CPU reading.
 
 use crate::report::{FollowReport, Report};
+#[cfg(target_os = "linux")]
+use crate::topology_report::{NodeReport, PlacementReport};
 use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 use rayforce_pool::{ForkOnceCell, Pool};
 use rayforce_tunables::cpu::CpuCounts;
 use rayforce_tunables::cpu::CpuPolicy;
+#[cfg(target_os = "linux")]
+use rayforce_tunables::cpu::{self, Affinity, SysRoot};
 use rayforce_tunables::registry::Id;
 use rayforce_tunables::{Choices, Environment, Tunables};
 use std::alloc::{GlobalAlloc, Layout};
@@ -121,7 +125,12 @@ impl Runtime {
                 .tunables(&tunables)
                 // The arena limit in force when the helper starts: a helper the pool adds after
                 // a reading widened it gets an arena of its own.
-                .on_thread_start(move |helper| self.alloc.bind_current_thread(helper))
+                .on_thread_start(move |helper| self.alloc.bind_current_thread(helper));
+            // Placement (`rayforce.pool.place`) pins a helper before its start hook binds
+            // its arena, and tells the node to prefer when it moves it later.
+            #[cfg(target_os = "linux")]
+            let pool = pool.on_place(move |helper, node| self.alloc.prefer_node(helper, node));
+            let pool = pool
                 .on_reading(move |counts| {
                     *self.reading.lock().unwrap_or_else(|p| p.into_inner()) = Some(*counts);
                     self.alloc.follow(counts)
@@ -170,6 +179,13 @@ impl Runtime {
         // Relaxed: as `init_rayon_global` stores it.
         let rayon_threads = self.rayon_threads.load(Ordering::Relaxed);
         report.rayon_threads = (rayon_threads > 0).then_some(rayon_threads);
+        #[cfg(target_os = "linux")]
+        {
+            let cpus = cpu::schedulable_cpus(SysRoot::SYSTEM, Affinity::Process);
+            report.nodes = NodeReport::read(SysRoot::SYSTEM, &cpus);
+            let (_, tunables) = self.pool_and_tunables();
+            report.placement = PlacementReport::of(tunables.place(), &pool.placement());
+        }
         report
     }
 }

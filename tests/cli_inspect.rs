@@ -1,5 +1,6 @@
 //! `rayforce-rt inspect` end to end: every fixture through the binary, agreement with
-//! `nproc` and `lscpu` on this machine, `taskset`, and one-line errors with exit code 2.
+//! `nproc` and `lscpu` on this machine, `taskset`, the NUMA nodes and placement of the dumps
+//! that have them, and one-line errors with exit code 2.
 #![cfg(target_os = "linux")]
 
 use serde_json::Value;
@@ -50,6 +51,69 @@ fn tool(program: &str, args: &[&str]) -> Option<String> {
             None
         }
     }
+}
+
+#[test]
+fn nodes_and_placement_match_the_numa_dumps() {
+    let Some(fixtures) = fixtures() else { return };
+    let table = std::fs::read_to_string(fixtures.join("EXPECTED-numa.tsv")).unwrap();
+    let mut rows: std::collections::BTreeMap<&str, Vec<(u64, &str, u64)>> = Default::default();
+    for line in table.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let row = (cols[1].parse().unwrap(), cols[2], cols[3].parse().unwrap());
+        rows.entry(cols[0]).or_default().push(row);
+    }
+    assert!(rows.len() >= 5);
+    for (fixture, nodes) in rows {
+        let dir = fixtures.join(fixture);
+        let root = dir.to_str().unwrap();
+        let report = json(&inspect(&[
+            "--json",
+            "--sysfs-root",
+            root,
+            "--place",
+            "spread",
+        ]));
+        let shown: Vec<(u64, &str, u64)> = report["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                let cpus = n["cpus"].as_str().unwrap();
+                (
+                    n["node"].as_u64().unwrap(),
+                    cpus,
+                    n["cores"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(shown, nodes, "{fixture}: nodes");
+        let helpers = report["placement"]["helpers"].as_array().unwrap();
+        let wide = report["pool_wide_width"].as_u64().unwrap() as usize;
+        assert_eq!(helpers.len(), wide - 1, "{fixture}: one line per helper");
+        assert_eq!(report["placement"]["mode"], "spread");
+        let mut cpus: Vec<u64> = helpers.iter().filter_map(|h| h["cpu"].as_u64()).collect();
+        let placed = cpus.len();
+        cpus.sort_unstable();
+        cpus.dedup();
+        assert_eq!(cpus.len(), placed, "{fixture}: distinct CPUs");
+    }
+    // Off shows no placement; a bad word is a one-line error naming it.
+    let dir = fixtures.join("amd-bulldozer-4p8n-numa");
+    let root = dir.to_str().unwrap();
+    let off = json(&inspect(&[
+        "--json",
+        "--sysfs-root",
+        root,
+        "--place",
+        "off",
+    ]));
+    assert!(off["placement"].is_null() && off["nodes"].as_array().unwrap().len() == 8);
+    let bad = inspect(&["--sysfs-root", root, "--place", "numa"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8(bad.stderr)
+        .unwrap()
+        .contains("off, spread, close"));
 }
 
 #[test]

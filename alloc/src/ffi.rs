@@ -75,6 +75,40 @@ pub(crate) fn main_heap() -> *mut mi_heap_t {
 /// environment variable, which mimalloc matches by name.
 const OPTION_PURGE_DELAY: mi_option_t = 15;
 const OPTION_ALLOW_THP: mi_option_t = 43;
+const OPTION_ARENA_IS_NUMA_LOCAL: mi_option_t = 46;
+
+extern "C" {
+    /// Sets the NUMA node `heap` prefers (`-1`: none); mimalloc keeps `node % its node
+    /// count`.
+    fn mi_heap_set_numa_affinity(heap: *mut mi_heap_t, numa_node: core::ffi::c_int);
+}
+
+/// Makes `heap` prefer arenas of NUMA node `node` when it needs fresh pages (`None`: any).
+/// What the bundled mimalloc (3.3) does with it: `mi_heap_set_numa_affinity` stores
+/// `node % node count` in the heap, and the arena search takes arenas tagged with that node
+/// first, then the others; arenas are tagged only when created with a node or, with
+/// `arena_is_numa_local`, by the node of the thread that creates them. The memory itself
+/// goes where the kernel's first-touch policy puts it: on the node of the (pinned) thread
+/// that first writes it. Node ids are mimalloc's `getcpu` node modulo its count, so on a
+/// machine with sparse node ids (0-2, 33, ...) two nodes can share a tag.
+///
+/// # Safety
+/// `heap` must be a live mimalloc heap.
+pub(crate) unsafe fn set_heap_node(heap: *mut mi_heap_t, node: Option<usize>) {
+    let node = node.map_or(-1, |n| core::ffi::c_int::try_from(n).unwrap_or(-1));
+    if node >= 0 {
+        // SAFETY: setting an option has no preconditions; it is read when an arena is made.
+        unsafe { mi_option_set(OPTION_ARENA_IS_NUMA_LOCAL, 1) };
+    }
+    // SAFETY: the caller guarantees a live heap; the call only stores the node in it.
+    unsafe { mi_heap_set_numa_affinity(heap, node) };
+}
+
+/// Whether arenas mimalloc creates are tagged with their creating thread's node.
+pub(crate) fn arenas_numa_local() -> bool {
+    // SAFETY: reading an option has no preconditions.
+    unsafe { mi_option_get(OPTION_ARENA_IS_NUMA_LOCAL) != 0 }
+}
 
 /// mimalloc's purge delay, in ms (how long freed memory stays resident).
 #[allow(clippy::useless_conversion)] // `c_long` is 32 bits on some targets

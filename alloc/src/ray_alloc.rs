@@ -73,6 +73,24 @@ impl RayAlloc {
         }
     }
 
+    /// Points the heap of arena `arena % limit` (the arena helper `arena` binds) at NUMA
+    /// node `node`'s memory, `None` clearing it: the pool's placement calls this for each
+    /// helper it pins when its plan spans several nodes. Arena 0, mimalloc's main heap that
+    /// every unplaced thread shares, keeps no node; an arena not created yet is skipped
+    /// (the helper binds it after this). Two helpers on different nodes that share an arena
+    /// (more helpers than arenas) leave it with the later one's node.
+    pub fn prefer_node(&self, arena: usize, node: Option<usize>) {
+        let Some(sizing) = self.arenas.sizing(&self.choices) else {
+            return;
+        };
+        let index = arena % self.arenas.limit(&sizing);
+        if index == 0 || index >= self.arenas.created() {
+            return;
+        }
+        // SAFETY: a created arena's heap stays live until the allocator drops.
+        unsafe { ffi::set_heap_node(self.arenas.heap(index), node) };
+    }
+
     /// What the first allocation decided (deciding it now if nothing was allocated yet).
     pub fn sizing(&self) -> Sizing {
         loop {

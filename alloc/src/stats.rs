@@ -25,6 +25,9 @@ pub struct AllocStats {
     pub purge_delay_ms: i64,
     /// Whether memory may be backed by transparent huge pages (`rayforce.malloc.thp`).
     pub thp: bool,
+    /// Whether new mimalloc arenas are tagged with their creating thread's NUMA node (on
+    /// once placement pointed an arena at a node; see `RayAlloc::prefer_node`).
+    pub numa_local_arenas: bool,
 }
 
 impl AllocStats {
@@ -38,6 +41,7 @@ impl AllocStats {
             diagnostics: *sizing.tunables.diagnostics(),
             purge_delay_ms: ffi::purge_delay_ms(),
             thp: ffi::thp(),
+            numa_local_arenas: ffi::arenas_numa_local(),
         }
     }
 }

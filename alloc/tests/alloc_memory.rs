@@ -17,7 +17,10 @@ fn settings_child() {
         return;
     }
     let stats = ALLOC.stats();
-    println!("purge={} thp={}", stats.purge_delay_ms, stats.thp);
+    println!(
+        "purge={} thp={} numa_local={}",
+        stats.purge_delay_ms, stats.thp, stats.numa_local_arenas
+    );
     // What the kernel lets this process, and a program it starts, do with huge pages.
     let own = std::fs::read_to_string("/proc/self/status").unwrap();
     let started = std::process::Command::new("cat")
@@ -58,6 +61,10 @@ fn the_tunables_reach_mimalloc_and_mimallocs_own_settings_stand_otherwise() {
         ("1000".into(), "true".into()),
         "mimalloc's defaults"
     );
+    // The option placement turns on, by number, as mimalloc reads it by name.
+    let numa = |env: &[(&str, &str)]| child_value(&run_child("settings_child", env), "numa_local");
+    assert_eq!(numa(&[("MIMALLOC_ARENA_IS_NUMA_LOCAL", "1")]), "true");
+    assert_eq!(numa(&[]), "false");
 }
 
 #[test]

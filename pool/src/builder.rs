@@ -2,10 +2,12 @@
 
 use crate::crew::{StartError, ThreadStart};
 use crate::follow::{counted_widths, Follow, ReadingHook};
+#[cfg(target_os = "linux")]
+use crate::place::{PlaceHook, Placement};
 use crate::pool::Pool;
 use crate::spin::SpinLimits;
 use crate::sync::Arc;
-use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy};
+use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy, Place};
 use rayforce_tunables::registry::{self, MAX_DELAY_MS, MAX_SPIN_US};
 use rayforce_tunables::{Choices, Tunables};
 use std::fmt;
@@ -92,6 +94,9 @@ pub struct PoolBuilder {
     tunables: Option<Tunables>,
     counts: Option<CpuCounts>,
     on_start: Option<ThreadStart>,
+    place: Option<Place>,
+    #[cfg(target_os = "linux")]
+    on_place: Option<PlaceHook>,
 }
 
 /// The widths a pool gets from tunables and a CPU reading: (`dispatch` width, `dispatch_wide`
@@ -226,6 +231,27 @@ impl PoolBuilder {
         self
     }
 
+    /// Pins each helper to a CPU of a core of its own (`rayforce.pool.place`, default off:
+    /// helpers float): cores taken from the process mask round-robin across packages and
+    /// NUMA nodes ([`Place::Spread`]) or one package first ([`Place::Close`]); a wide
+    /// dispatch's extra helpers get the remaining siblings; the caller is not pinned. The
+    /// plan follows the mask at each re-check. A helper that cannot be pinned runs unpinned,
+    /// and [`Pool::placement`](crate::Pool::placement) says why. Linux only; elsewhere
+    /// helpers float.
+    pub fn place(mut self, place: Place) -> Self {
+        self.place = Some(place);
+        self
+    }
+
+    /// Runs `hook(k, node)` whenever placement pins helper k (as it starts, and when a
+    /// re-check moves it), with the NUMA node whose memory it should prefer (only when the
+    /// plan spans several nodes). The runtime points helper k's arena at that node with it.
+    #[cfg(target_os = "linux")]
+    pub fn on_place(mut self, hook: impl Fn(usize, Option<usize>) + Send + Sync + 'static) -> Self {
+        self.on_place = Some(Box::new(hook));
+        self
+    }
+
     /// Starts the pool; refuses settings above their bounds ([`BuildError::OutOfRange`]).
     pub fn build(self) -> Result<Pool, BuildError> {
         self.check_bounds()?;
@@ -266,13 +292,45 @@ impl PoolBuilder {
         );
         let limits = SpinLimits::new(spin_us, cpus);
         let slots = self.in_flight.unwrap_or(wide_width).max(1);
+        let place = self.place.unwrap_or_else(|| tunables.place());
+        #[cfg(target_os = "linux")]
+        let (on_start, placement) = placed(place, self.on_place, self.on_start);
+        #[cfg(not(target_os = "linux"))]
+        let (on_start, _) = (self.on_start, place); // helpers float
         Ok(Pool::start(
             (width, wide_width, explicit),
             slots,
             limits,
             follow,
-            self.on_start,
+            on_start,
+            #[cfg(target_os = "linux")]
+            placement,
             self.best_effort,
         )?)
     }
+}
+
+/// With placement on, the start hook pins each helper first, then runs `on_start`, then the
+/// placement hook; the placement goes to the pool, which follows the mask with it.
+#[cfg(target_os = "linux")]
+fn placed(
+    place: Place,
+    on_place: Option<PlaceHook>,
+    on_start: Option<ThreadStart>,
+) -> (Option<ThreadStart>, Option<std::sync::Arc<Placement>>) {
+    if place == Place::Off {
+        return (on_start, None);
+    }
+    let placement = std::sync::Arc::new(Placement::new(place, on_place));
+    let pins = std::sync::Arc::clone(&placement);
+    let hook: ThreadStart = Arc::new(Box::new(move |helper| {
+        let placed = pins.join(helper);
+        if let Some(hook) = &on_start {
+            hook(helper); // binds the helper's arena, which the placement hook then points
+        }
+        if let Some(placed) = placed {
+            pins.tell(&placed);
+        }
+    }));
+    (Some(hook), Some(placement))
 }

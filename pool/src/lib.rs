@@ -18,6 +18,8 @@ mod fork;
 mod fork_once;
 mod job;
 mod ops;
+#[cfg(target_os = "linux")]
+mod place;
 mod pool;
 mod signal;
 mod slot;
@@ -34,6 +36,8 @@ mod tests;
 pub use builder::{widths, BuildError, PoolBuilder, MAX_WIDTH};
 pub use fork_once::ForkOnceCell;
 pub use ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan, Runs, Wide};
+#[cfg(target_os = "linux")]
+pub use place::{HelperPlacement, PlaceFailure};
 pub use pool::Pool;
 pub use slot::SignalState;
 pub use stats::{StartFailure, Stats};

@@ -6,6 +6,8 @@ use crate::crew::{Crew, StartError, ThreadStart};
 use crate::follow::Follow;
 use crate::fork;
 use crate::job::{self, Job, Liveness, Panics};
+#[cfg(target_os = "linux")]
+use crate::place::Placement;
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
@@ -50,6 +52,9 @@ pub struct Pool {
     slots: usize,
     limits: SpinLimits,
     on_start: Option<ThreadStart>,
+    /// Where helpers are pinned, when placement is on (`place.rs`).
+    #[cfg(target_os = "linux")]
+    placement: Option<std::sync::Arc<Placement>>,
     /// The helpers of this process.
     ///
     /// # Safety
@@ -74,6 +79,7 @@ impl Pool {
         limits: SpinLimits,
         follow: Follow,
         on_start: Option<ThreadStart>,
+        #[cfg(target_os = "linux")] placement: Option<std::sync::Arc<Placement>>,
         best_effort: bool,
     ) -> Result<Pool, StartError> {
         fork::watch();
@@ -101,6 +107,8 @@ impl Pool {
             slots,
             limits,
             on_start,
+            #[cfg(target_os = "linux")]
+            placement,
             crew: AtomicPtr::new(Box::into_raw(Box::new(crew))),
         })
     }
@@ -183,7 +191,34 @@ impl Pool {
             follow.changes.fetch_add(1, Ordering::Relaxed);
         }
         let started = self.retry_missing(crew);
-        resized || started || hook_changed
+        resized || started || hook_changed || self.follow_placement()
+    }
+
+    /// With placement on, moves the helpers if the mask changed or one was moved.
+    fn follow_placement(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if let Some(placement) = &self.placement {
+            return placement.follow();
+        }
+        false
+    }
+
+    /// Where each started helper is pinned, and why any is not (`rayforce.pool.place`;
+    /// empty when placement is off, or off Linux).
+    ///
+    /// ```
+    /// use rayforce_tunables::cpu::Place;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).place(Place::Spread).build().unwrap();
+    /// # #[cfg(target_os = "linux")]
+    /// for helper in pool.placement() {
+    ///     println!("helper {} on CPU {:?} (node {:?})", helper.helper, helper.cpu, helper.node);
+    /// }
+    /// ```
+    #[cfg(target_os = "linux")]
+    pub fn placement(&self) -> Vec<crate::HelperPlacement> {
+        self.placement
+            .as_ref()
+            .map_or_else(Vec::new, |p| p.report())
     }
 
     /// Helpers that could not be started (a thread limit) are tried again at every reading,
@@ -286,6 +321,16 @@ impl Pool {
         } else {
             0
         };
+        #[cfg(target_os = "linux")]
+        {
+            let unplaced: Vec<_> = self
+                .placement()
+                .into_iter()
+                .filter_map(|p| p.failure)
+                .collect();
+            stats.unplaced_helpers = unplaced.len();
+            stats.place_failure = unplaced.first().copied();
+        }
         stats
     }
 

@@ -44,6 +44,12 @@ pub struct Stats {
     pub missing_helpers: usize,
     /// Why helpers could not be started.
     pub start_error: Option<StartFailure>,
+    /// Helpers that placement (`rayforce.pool.place`) could not pin: they run unpinned.
+    /// [`Pool::placement`](crate::Pool::placement) says which and why.
+    pub unplaced_helpers: usize,
+    /// Why the first of them is not placed.
+    #[cfg(target_os = "linux")]
+    pub place_failure: Option<crate::PlaceFailure>,
 }
 
 /// Why a helper thread could not be started.

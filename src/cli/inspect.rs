@@ -1,8 +1,9 @@
-//! `rayforce-rt inspect`: the counts per policy, their sources and fallbacks, the quota, and
-//! the arena limit and pool width they give.
+//! `rayforce-rt inspect`: the counts per policy, their sources and fallbacks, the quota, the
+//! arena limit and pool width they give, the NUMA nodes, and where placement puts helpers.
 
 use super::Failure;
-use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, SysRoot};
+use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, Place, SysRoot};
+use rayforce_rt::{NodeReport, PlacementReport};
 use rayforce_rt::{Report, Runtime};
 use std::path::PathBuf;
 
@@ -18,6 +19,10 @@ pub(crate) struct Args {
     /// The policy whose count is chosen (default: rayforce.cpu.policy, physical).
     #[arg(long, value_name = "POLICY")]
     policy: Option<CpuPolicy>,
+    /// The placement to show (off, spread or close; default: rayforce.pool.place): which
+    /// CPU and node each helper would get.
+    #[arg(long, value_name = "PLACE")]
+    place: Option<Place>,
     /// One JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -59,8 +64,9 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
         (None, Some(_)) => Affinity::AllOnline,
         (None, None) => Affinity::Process,
     };
-    let report = if args.sysfs_root.is_none() && args.cpus.is_none() && args.policy.is_none() {
-        runtime.report() // this process, as its own Runtime sized it
+    let this_process = args.sysfs_root.is_none() && args.cpus.is_none() && args.policy.is_none();
+    let report = if this_process && args.place.is_none() {
+        runtime.report() // this process, as its own Runtime sized it, placed as it is
     } else {
         let counts = cpu::read_at(root, affinity);
         if let Some(set) = &args.cpus {
@@ -72,7 +78,13 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
         }
         let tunables = runtime.tunables();
         let policy = args.policy.unwrap_or_else(|| tunables.policy());
-        Report::predicted(&counts, tunables, policy)
+        let mut report = Report::predicted(&counts, tunables, policy);
+        let cpus = cpu::schedulable_cpus(root, affinity);
+        report.nodes = NodeReport::read(root, &cpus);
+        let place = args.place.unwrap_or_else(|| tunables.place());
+        let helpers = report.pool_wide_width - 1;
+        report.placement = PlacementReport::planned(root, &cpus, place, helpers);
+        report
     };
     if args.json {
         let json = serde_json::to_string(&report).map_err(|e| Failure(e.to_string()))?;

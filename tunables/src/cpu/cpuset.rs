@@ -121,8 +121,13 @@ impl CpuSet {
         })
     }
 
-    /// The raw mask, for `sched_getaffinity`.
-    pub(crate) fn as_mut_words(&mut self) -> &mut [u64; WORDS] {
+    /// The raw mask, laid out as the kernel's (for `sched_setaffinity`).
+    pub fn as_words(&self) -> &[u64; WORDS] {
+        &self.words
+    }
+
+    /// The raw mask, writable, laid out as the kernel's (for `sched_getaffinity`).
+    pub fn as_mut_words(&mut self) -> &mut [u64; WORDS] {
         &mut self.words
     }
 

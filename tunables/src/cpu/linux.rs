@@ -29,6 +29,12 @@ pub(super) fn read(root: SysRoot<'_>, affinity: Affinity<'_>) -> CpuCounts {
     }
 }
 
+/// The schedulable set alone: the affinity intersected with online.
+pub(super) fn schedulable_cpus(root: SysRoot<'_>, affinity: Affinity<'_>) -> CpuSet {
+    let (online_set, online) = read_online(root);
+    read_schedulable(online_set.as_ref(), &online, affinity).0
+}
+
 /// A path to `/sys/devices/system/cpu` under the root.
 fn cpu_dir(root: SysRoot<'_>) -> StackPath {
     let mut path = StackPath::new(root.as_bytes());

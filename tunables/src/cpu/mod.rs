@@ -42,7 +42,7 @@ use fallback as platform;
 pub use cpuset::{CpuSet, ListError, ListErrorKind, MAX_CPUS};
 #[cfg(target_os = "linux")]
 pub use nodes::{NodeSource, Nodes, MAX_NODES};
-pub use place::Place;
+pub use place::{Place, UnknownPlace};
 #[cfg(target_os = "linux")]
 pub use plan::{plan, Plan, Spot};
 pub use policy::{CpuPolicy, UnknownPolicy};
@@ -264,6 +264,13 @@ pub fn read_at(root: SysRoot<'_>, affinity: Affinity<'_>) -> CpuCounts {
 #[cfg(target_os = "linux")]
 pub fn read_nodes(root: SysRoot<'_>, cpus: &CpuSet) -> Nodes {
     nodes::read(root, cpus)
+}
+
+/// The schedulable CPUs themselves (what [`read_at`] counts as `schedulable`): the
+/// affinity intersected with the online CPUs. Allocation-free.
+#[cfg(target_os = "linux")]
+pub fn schedulable_cpus(root: SysRoot<'_>, affinity: Affinity<'_>) -> CpuSet {
+    linux::schedulable_cpus(root, affinity)
 }
 
 /// This process's affinity mask (its main thread's, as [`Affinity::Process`] reads it),

@@ -1,6 +1,7 @@
 //! `Place`: whether and how the pool pins its helpers (`rayforce.pool.place`).
 
 use core::fmt;
+use core::str::FromStr;
 
 /// Whether the pool pins each helper to a CPU of a core of its own, and in which order it
 /// takes the cores. Off by default: pinning helps some programs (steadier timings, memory
@@ -41,5 +42,34 @@ impl Place {
 impl fmt::Display for Place {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// An unknown placement word; its message lists the allowed words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownPlace(pub String);
+
+impl fmt::Display for UnknownPlace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown placement `{}`; expected one of off, spread, close",
+            self.0.escape_debug()
+        )
+    }
+}
+
+impl std::error::Error for UnknownPlace {}
+
+impl FromStr for Place {
+    type Err = UnknownPlace;
+
+    /// ```
+    /// use rayforce_tunables::cpu::Place;
+    /// assert_eq!("spread".parse::<Place>(), Ok(Place::Spread));
+    /// assert!("numa".parse::<Place>().unwrap_err().to_string().contains("off, spread, close"));
+    /// ```
+    fn from_str(s: &str) -> Result<Place, UnknownPlace> {
+        Place::from_bytes(s.as_bytes()).ok_or_else(|| UnknownPlace(s.to_owned()))
     }
 }
