@@ -52,6 +52,9 @@ pub(crate) struct Placement {
 
 #[derive(Default)]
 struct State {
+    /// The process the thread ids below belong to: in a child forked from it they name the
+    /// parent's threads, which the child must never move.
+    pid: u32,
     /// The process mask the plan was made for (boxed: 1 KiB).
     mask: Option<Box<CpuSet>>,
     plan: Option<Plan>,
@@ -68,9 +71,19 @@ impl Placement {
         }
     }
 
-    /// The state; a panic elsewhere while it was held leaves nothing half-written here.
+    /// The state, for this process: after a fork, the parent's helpers are forgotten. The
+    /// child's fresh crew usually starts as many helpers, which join again and replace them,
+    /// but one that cannot start threads (a thread limit) would leave the parent's thread ids
+    /// for a re-check to move the parent's threads. A panic elsewhere while the lock was
+    /// held leaves nothing half-written here.
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let pid = std::process::id();
+        if state.pid != pid {
+            state.pid = pid;
+            state.helpers.clear();
+        }
+        state
     }
 
     /// Whether helpers are placed at all.

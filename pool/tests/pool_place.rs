@@ -138,10 +138,11 @@ fn helpers_are_pinned_inside_the_mask_and_follow_it() {
         used.insert(cpu);
     }
     assert_eq!(spread.stats().unplaced_helpers, 0);
+    let (first, last) = (cpus[0], cpus[cpus.len() - 1]);
+
     drop(spread);
 
     // Narrowed to the last CPU before the pool starts: the plan uses it, without error.
-    let (first, last) = (cpus[0], cpus[cpus.len() - 1]);
     let all = cpus
         .iter()
         .map(usize::to_string)
