@@ -254,3 +254,63 @@ fn set_affinity(tid: libc::pid_t, mask: &CpuSet) -> Result<(), i32> {
         Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
     }
 }
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::*;
+
+    fn own_mask() -> CpuSet {
+        let mut mask = CpuSet::new();
+        let words = mask.as_mut_words();
+        // SAFETY: a writable buffer of exactly the size passed, laid out as the kernel's.
+        let rc =
+            unsafe { libc::sched_getaffinity(0, size_of_val(words), words.as_mut_ptr().cast()) };
+        assert_eq!(rc, 0);
+        mask
+    }
+
+    #[test]
+    fn a_refused_cpu_leaves_the_helper_unpinned_and_says_why() {
+        // A CPU that exists on no machine this runs on: the kernel refuses it (EINVAL).
+        let empty = std::path::Path::new("/nonexistent-rayforce-root");
+        let mut mask = CpuSet::new();
+        mask.insert(8000);
+        let plan = cpu::plan(SysRoot::new(empty), &mask, Place::Spread, 1);
+        assert_eq!(plan.spot(1).map(|s| s.cpu), Some(8000));
+        let before = own_mask();
+        let placed = std::thread::spawn(move || {
+            let placed = apply(Some(&plan), 1, 0);
+            (placed, own_mask())
+        })
+        .join()
+        .unwrap();
+        let (placed, mask_after) = placed;
+        assert_eq!(
+            placed.failure,
+            Some(PlaceFailure::Os {
+                cpu: 8000,
+                errno: libc::EINVAL
+            })
+        );
+        assert_eq!(placed.cpu, None);
+        assert_eq!(mask_after, before, "the thread keeps the mask it had");
+    }
+
+    #[test]
+    fn no_plan_or_no_spot_floats() {
+        assert_eq!(apply(None, 1, 0).failure, Some(PlaceFailure::NoMask));
+        let mut mask = own_mask();
+        let first = mask.iter().next().unwrap();
+        mask = CpuSet::new();
+        mask.insert(first);
+        let plan = cpu::plan(SysRoot::SYSTEM, &mask, Place::Spread, 1);
+        let placed = std::thread::spawn(move || apply(Some(&plan), 2, 0))
+            .join()
+            .unwrap();
+        assert_eq!(
+            placed.failure,
+            Some(PlaceFailure::NoCpu),
+            "one CPU, helper 2"
+        );
+    }
+}
