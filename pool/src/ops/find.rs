@@ -31,15 +31,21 @@ pub trait ParallelFind: Runs {
         let stop = AtomicBool::new(false);
         let found = AtomicUsize::new(usize::MAX);
         let ran = self.run_region(n, usize::MAX, Some(&stop), &|_, range| {
-            for (tested, i) in range.enumerate() {
-                // Relaxed: a hint to stop early; what was found reaches the caller when
-                // the region ends (the dispatch's detach and quiet check order it).
-                if tested % CHECK_EVERY == CHECK_EVERY - 1 && stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                if pred(i) {
+            let mut from = range.start;
+            while from < range.end {
+                // Blocks with no atomic inside, so the compiler keeps what `pred` reads in
+                // registers through a block (a load of the flag in the loop made it reload
+                // every capture on every item: 3x slower than a plain loop).
+                let to = range.end.min(from + CHECK_EVERY);
+                if let Some(i) = (from..to).find(|&i| pred(i)) {
                     found.fetch_min(i, Ordering::Relaxed);
                     stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                from = to;
+                // Relaxed: a hint to stop early; what was found reaches the caller when
+                // the region ends (the dispatch's detach and quiet check order it).
+                if stop.load(Ordering::Relaxed) {
                     return;
                 }
             }
