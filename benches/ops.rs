@@ -3,8 +3,9 @@
 //! and in process CPU time: map into a `Vec` (cheap, and about 20 ns of work per item), sum
 //! of squares of f32, `out[i] = a[i] + b[i]` (with `parts_mut`), a group-by of 1e6 keys into 1e4 groups with
 //! one hash map per participant, `find_any` with the match at 10% and at 90%, and a prefix
-//! sum of u64 (rayon has none: against serial). Every run's result is checked against
-//! serial code's first. Results: BENCHMARKS.md, "Data-parallel operations".
+//! sum of u64 (rayon has none: against serial); and a sum of squares that starts after an
+//! idle spell, with every thread asleep. Every run's result is checked against serial
+//! code's first. Results: BENCHMARKS.md, "Data-parallel operations".
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 mod common;
@@ -261,9 +262,73 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
     group.finish();
 }
 
+/// Regions that start after the pool's threads fell asleep, as a query arriving after an
+/// idle spell: every timed run follows 500 us of sleep, untimed, so a helper (or a rayon
+/// worker) is woken from the kernel for it. Sum of squares of f32 from 1e4 to 1e6 items:
+/// where waking a helper starts to repay its latency.
+fn after_idle(c: &mut Criterion<WallTime>) {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    let rayon = rayon::ThreadPoolBuilder::new()
+        .num_threads(WIDTH)
+        .build()
+        .unwrap();
+    let xs: Vec<f32> = (0..1_000_000)
+        .map(|i: u64| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 63) as f32)
+        .collect();
+    let timed = |iters: u64, run: &dyn Fn()| -> Duration {
+        let mut total = Duration::ZERO;
+        for _ in 0..iters {
+            std::thread::sleep(Duration::from_micros(500));
+            let began = Instant::now();
+            run();
+            total += began.elapsed();
+        }
+        total
+    };
+    let mut group = c.benchmark_group("after_idle_wall");
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(300));
+    group.measurement_time(Duration::from_secs(2));
+    for n in [10_000, 100_000, 300_000, 1_000_000] {
+        let xs = &xs[..n];
+        let serial = || xs.iter().map(|x| x * x).sum::<f32>();
+        assert_eq!(pool.sum(n, |i| xs[i] * xs[i]), serial(), "the pool at {n}");
+        assert_eq!(
+            rayon.install(|| xs.par_iter().map(|x| x * x).sum::<f32>()),
+            serial()
+        );
+        let label = format!("{n}");
+        group.bench_function(BenchmarkId::new("serial", &label), |b| {
+            b.iter_custom(|iters| {
+                timed(iters, &|| {
+                    black_box(serial());
+                })
+            })
+        });
+        group.bench_function(BenchmarkId::new("rayforce", &label), |b| {
+            b.iter_custom(|iters| {
+                timed(iters, &|| {
+                    black_box(pool.sum(n, |i| xs[i] * xs[i]));
+                })
+            })
+        });
+        group.bench_function(BenchmarkId::new("rayon", &label), |b| {
+            b.iter_custom(|iters| {
+                rayon.install(|| {
+                    timed(iters, &|| {
+                        black_box(xs.par_iter().map(|x| x * x).sum::<f32>());
+                    })
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
 fn main() {
     let mut wall = Criterion::default().configure_from_args();
     operations::<WallTime>(&mut wall, "wall", Clock(true));
+    after_idle(&mut wall);
     let mut cpu = Criterion::default()
         .with_measurement(ProcessCpuTime)
         .configure_from_args();

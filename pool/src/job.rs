@@ -134,8 +134,10 @@ impl Job {
     /// `participants` on, README "Claiming") from `cursor` until none is left, or until
     /// `stop()` says to claim no more; returns how many tasks this participant ran.
     /// `claimed_last` runs once, right after a claim that took the last task (the caller
-    /// withdraws the dispatch's permits there); `tick(now, worked)` after each chunk sized
-    /// by the clock, with the time since this call began. Panics go to `panics` (README "Panics").
+    /// withdraws the dispatch's permits there); `tick(now, worked, left)` after each chunk
+    /// sized by the clock, with the time since this call began and the time the tasks not
+    /// yet claimed would take at this participant's rate so far. Panics go to `panics`
+    /// (README "Panics").
     #[inline]
     pub(crate) fn work(
         &self,
@@ -144,7 +146,7 @@ impl Job {
         panics: &Panics,
         stop: impl Fn() -> bool,
         claimed_last: impl FnMut(),
-        tick: impl FnMut(u64, u64),
+        tick: impl FnMut(u64, u64, u64),
     ) -> usize {
         if self.sized_by_clock() {
             self.work_by_clock(who, cursor, panics, stop, claimed_last, tick)
@@ -164,7 +166,7 @@ impl Job {
         panics: &Panics,
         stop: impl Fn() -> bool,
         mut claimed_last: impl FnMut(),
-        mut tick: impl FnMut(u64, u64),
+        mut tick: impl FnMut(u64, u64, u64),
     ) -> usize {
         let began = sync::now_ns();
         let mut clock = began;
@@ -191,7 +193,9 @@ impl Job {
             let now = sync::now_ns();
             chunk = next_chunk(len, now.saturating_sub(clock));
             clock = now;
-            tick(now, now.saturating_sub(began));
+            let worked = now.saturating_sub(began);
+            let left = (seen_left as u128 * u128::from(worked)) / ran.max(1) as u128;
+            tick(now, worked, u64::try_from(left).unwrap_or(u64::MAX));
         }
     }
 
@@ -510,7 +514,7 @@ mod tests {
                 &Panics::new(),
                 || false,
                 || last += 1,
-                |_, _| {},
+                |_, _, _| {},
             );
             assert_eq!((ran, last), (n - 2, 1), "{n} tasks");
             let counts: Vec<usize> = runs.iter().map(|r| r.load(Ordering::Relaxed)).collect();

@@ -81,7 +81,7 @@ pub(crate) fn run(
             &attached.panics,
             forked_away,
             || {},
-            |_, _| {},
+            |_, _, _| {},
         );
         if forked_away() {
             break;
