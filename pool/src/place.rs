@@ -222,18 +222,7 @@ fn in_place(tid: libc::pid_t, placed: &HelperPlacement) -> bool {
     let Some(cpu) = placed.cpu else {
         return true; // floating: nothing to keep
     };
-    let mut mask = CpuSet::new();
-    let words = mask.as_mut_words();
-    // SAFETY: `words` is a writable buffer of exactly the size passed, laid out as the
-    // kernel's mask.
-    let rc = unsafe {
-        libc::sched_getaffinity(
-            tid,
-            core::mem::size_of_val(words),
-            words.as_mut_ptr().cast::<libc::cpu_set_t>(),
-        )
-    };
-    rc == 0 && mask.count() == 1 && mask.contains(cpu)
+    cpu::thread_affinity(tid).is_some_and(|mask| mask.count() == 1 && mask.contains(cpu))
 }
 
 /// `sched_setaffinity(tid, mask)`; the `errno` on failure.
@@ -260,13 +249,7 @@ mod tests {
     use super::*;
 
     fn own_mask() -> CpuSet {
-        let mut mask = CpuSet::new();
-        let words = mask.as_mut_words();
-        // SAFETY: a writable buffer of exactly the size passed, laid out as the kernel's.
-        let rc =
-            unsafe { libc::sched_getaffinity(0, size_of_val(words), words.as_mut_ptr().cast()) };
-        assert_eq!(rc, 0);
-        mask
+        cpu::thread_affinity(0).expect("this thread's mask")
     }
 
     #[test]

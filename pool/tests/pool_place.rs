@@ -14,12 +14,7 @@ use std::time::{Duration, Instant};
 
 /// The calling thread's mask.
 fn own_mask() -> CpuSet {
-    let mut mask = CpuSet::new();
-    let words = mask.as_mut_words();
-    // SAFETY: a writable buffer of exactly the size passed, laid out as the kernel's mask.
-    let rc = unsafe { libc::sched_getaffinity(0, size_of_val(words), words.as_mut_ptr().cast()) };
-    assert_eq!(rc, 0, "sched_getaffinity");
-    mask
+    cpu::thread_affinity(0).expect("this thread's mask")
 }
 
 /// For each worker of a dispatch in which all `width` participants run at once: (its

@@ -10,22 +10,16 @@ use rayforce_tunables::cpu::{self, Affinity, CpuPolicy, CpuSet, QuotaCap, Source
 
 /// (name, online, physical) rows of EXPECTED.tsv.
 fn expected() -> Vec<(String, usize, usize)> {
-    let table = std::fs::read_to_string(fixtures().join("EXPECTED.tsv")).unwrap();
-    let rows: Vec<_> = table
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let cols: Vec<&str> = line.split('\t').collect();
+    common::table_rows("EXPECTED.tsv", 8)
+        .into_iter()
+        .map(|cols| {
             (
-                cols[0].to_owned(),
+                cols[0].clone(),
                 cols[1].parse().unwrap(),
                 cols[2].parse().unwrap(),
             )
         })
-        .collect();
-    assert!(rows.len() >= 8, "EXPECTED.tsv has {} rows", rows.len());
-    rows
+        .collect()
 }
 
 #[test]

@@ -12,41 +12,26 @@ use std::path::Path;
 
 /// (fixture, node, cpus, cores, allowed) rows of EXPECTED-numa.tsv.
 fn expected_nodes() -> Vec<(String, usize, CpuSet, usize, bool)> {
-    let table = std::fs::read_to_string(fixtures().join("EXPECTED-numa.tsv")).unwrap();
-    let rows: Vec<_> = table
-        .lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let cols: Vec<&str> = line.split('\t').collect();
+    common::table_rows("EXPECTED-numa.tsv", 20)
+        .into_iter()
+        .map(|cols| {
             (
-                cols[0].to_owned(),
+                cols[0].clone(),
                 cols[1].parse().unwrap(),
                 CpuSet::parse_list(cols[2].as_bytes()).unwrap(),
                 cols[3].parse().unwrap(),
                 cols[4] == "1",
             )
         })
-        .collect();
-    assert!(
-        rows.len() >= 20,
-        "EXPECTED-numa.tsv has {} rows",
-        rows.len()
-    );
-    rows
+        .collect()
 }
 
 /// Every fixture directory (those with NUMA files and those without).
 fn all_fixtures() -> Vec<String> {
-    let table = std::fs::read_to_string(fixtures().join("EXPECTED.tsv")).unwrap();
-    let names: Vec<String> = table
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split('\t').next().filter(|n| !n.is_empty()))
-        .map(str::to_owned)
-        .collect();
-    assert!(names.len() >= 8);
-    names
+    common::table_rows("EXPECTED.tsv", 8)
+        .into_iter()
+        .map(|cols| cols[0].clone())
+        .collect()
 }
 
 fn online(dir: &Path) -> CpuSet {

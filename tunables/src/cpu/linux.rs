@@ -144,7 +144,7 @@ pub(super) fn process_affinity() -> Option<CpuSet> {
 }
 
 /// Thread `tid`'s affinity mask (0: the calling thread's).
-fn thread_affinity(tid: libc::pid_t) -> Option<CpuSet> {
+pub(super) fn thread_affinity(tid: libc::pid_t) -> Option<CpuSet> {
     let mut mask = CpuSet::new();
     let words = mask.as_mut_words();
     // SAFETY: `words` is a writable buffer of exactly the size we pass, laid out as the

@@ -273,6 +273,12 @@ pub fn schedulable_cpus(root: SysRoot<'_>, affinity: Affinity<'_>) -> CpuSet {
     linux::schedulable_cpus(root, affinity)
 }
 
+/// Thread `tid`'s affinity mask (0: the calling thread's); `None` if the kernel refused it.
+#[cfg(target_os = "linux")]
+pub fn thread_affinity(tid: i32) -> Option<CpuSet> {
+    linux::thread_affinity(tid)
+}
+
 /// This process's affinity mask (its main thread's, as [`Affinity::Process`] reads it),
 /// intersected with nothing; `None` if the kernel refused it.
 #[cfg(target_os = "linux")]

@@ -9,6 +9,20 @@ pub fn fixtures() -> PathBuf {
     fixtures_if_present().expect("fixtures missing beside a packaged crate")
 }
 
+/// The rows of a fixtures table (`EXPECTED.tsv`, `EXPECTED-numa.tsv`): its columns, the
+/// header and blank lines left out; at least `min` rows.
+pub fn table_rows(file: &str, min: usize) -> Vec<Vec<String>> {
+    let table = std::fs::read_to_string(fixtures().join(file)).unwrap();
+    let rows: Vec<Vec<String>> = table
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| line.split('\t').map(str::to_owned).collect())
+        .collect();
+    assert!(rows.len() >= min, "{file} has {} rows", rows.len());
+    rows
+}
+
 /// The fixtures; `None` (with a message) only when this test runs from a packaged crate,
 /// which leaves them out. In the repository their absence is a failure.
 pub fn fixtures_if_present() -> Option<PathBuf> {
