@@ -87,7 +87,7 @@ impl PlacementReport {
                     memory_node: spot.memory_node,
                     not_placed: None,
                 },
-                None => unplaced(helper, "no allowed CPU left for it: it floats".into()),
+                None => unplaced(helper, describe(rayforce_pool::PlaceFailure::NoCpu)),
             })
             .collect();
         Some(PlacementReport {

@@ -328,9 +328,7 @@ fn placed(
         if let Some(hook) = &on_start {
             hook(helper); // binds the helper's arena, which the placement hook then points
         }
-        if let Some(placed) = placed {
-            pins.tell(&placed);
-        }
+        pins.tell(&placed);
     }));
     (Some(hook), Some(placement))
 }

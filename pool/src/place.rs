@@ -43,7 +43,8 @@ pub struct HelperPlacement {
     pub failure: Option<PlaceFailure>,
 }
 
-/// A pool's placement: its mode, its plan for the mask it last saw, and its helpers.
+/// A pool's placement (never `Place::Off`: a pool that does not place has none): its mode,
+/// its plan for the mask it last saw, and its helpers.
 pub(crate) struct Placement {
     mode: Place,
     on_place: Option<PlaceHook>,
@@ -86,41 +87,27 @@ impl Placement {
         state
     }
 
-    /// Whether helpers are placed at all.
-    pub(crate) fn is_on(&self) -> bool {
-        self.mode != Place::Off
-    }
-
     /// On helper `index`'s own thread, as it starts: pins it to its spot, and returns where
     /// it is (for [`tell`](Self::tell), once its arena is bound).
-    pub(crate) fn join(&self, index: usize) -> Option<HelperPlacement> {
-        if !self.is_on() {
-            return None;
-        }
+    pub(crate) fn join(&self, index: usize) -> HelperPlacement {
         // SAFETY: gettid has no preconditions.
         let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
-        let placed = {
-            let mut state = self.lock();
-            if state.plan.is_none() {
-                self.replan(&mut state, cpu::process_affinity());
-            }
-            let placed = apply(state.plan.as_ref(), index, tid);
-            if state.helpers.len() < index {
-                state.helpers.resize(index, None);
-            }
-            state.helpers[index - 1] = Some((tid, placed));
-            placed
-        };
-        Some(placed)
+        let mut state = self.lock();
+        if state.plan.is_none() {
+            self.replan(&mut state, cpu::process_affinity());
+        }
+        let placed = apply(state.plan.as_ref(), index, tid);
+        if state.helpers.len() < index {
+            state.helpers.resize(index, None);
+        }
+        state.helpers[index - 1] = Some((tid, placed));
+        placed
     }
 
     /// At a re-check: if the process mask changed, or any helper is no longer on its CPU
     /// alone, makes a new plan and moves every helper to its spot. Returns whether any
     /// helper moved.
     pub(crate) fn follow(&self) -> bool {
-        if !self.is_on() {
-            return false;
-        }
         let mask = cpu::process_affinity();
         let moved: Vec<HelperPlacement> = {
             let mut state = self.lock();

@@ -33,17 +33,17 @@ enum Flavour {
 
 impl Flavour {
     /// The (cpus, mems) files, most precise first.
-    fn files(self) -> [(&'static [u8], &'static [u8]); 2] {
+    fn files(self) -> &'static [(&'static [u8], &'static [u8])] {
         match self {
-            Flavour::CgroupV2 => [
+            Flavour::CgroupV2 => &[
                 (b"/cpuset.cpus.effective", b"/cpuset.mems.effective"),
                 (b"/cpuset.cpus", b"/cpuset.mems"),
             ],
-            Flavour::CgroupV1 => [
+            Flavour::CgroupV1 => &[
                 (b"/cpuset.effective_cpus", b"/cpuset.effective_mems"),
                 (b"/cpuset.cpus", b"/cpuset.mems"),
             ],
-            Flavour::Legacy => [(b"/cpus", b"/mems"), (b"/cpus", b"/mems")],
+            Flavour::Legacy => &[(b"/cpus", b"/mems")],
         }
     }
 }
@@ -71,10 +71,10 @@ pub(super) fn read(root: SysRoot<'_>) -> CpusetLimits {
         dir.truncate(len);
         set.filter(|s| !s.is_empty())
     };
-    let [precise, plain] = flavour.files();
+    let files = flavour.files();
     CpusetLimits {
-        cpus: list(precise.0).or_else(|| list(plain.0)),
-        mems: list(precise.1).or_else(|| list(plain.1)),
+        cpus: files.iter().find_map(|(cpus, _)| list(cpus)),
+        mems: files.iter().find_map(|(_, mems)| list(mems)),
     }
 }
 

@@ -92,10 +92,9 @@ pub fn plan(root: SysRoot<'_>, mask: &CpuSet, place: Place, helpers: usize) -> P
         }
     }
     cpus.truncate(helpers);
-    let node_of = |cpu: usize| nodes.node_of(cpu);
     let mut used = CpuSet::new();
     cpus.iter()
-        .filter_map(|&cpu| node_of(cpu))
+        .filter_map(|&cpu| nodes.node_of(cpu))
         .for_each(|node| {
             used.insert(node);
         });
@@ -103,7 +102,7 @@ pub fn plan(root: SysRoot<'_>, mask: &CpuSet, place: Place, helpers: usize) -> P
     let spots = cpus
         .into_iter()
         .map(|cpu| {
-            let node = node_of(cpu);
+            let node = nodes.node_of(cpu);
             let memory_node = node.filter(|&n| several_nodes && nodes.memory_allowed(n));
             Spot {
                 cpu,
