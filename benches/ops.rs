@@ -1,9 +1,10 @@
 //! The data-parallel operations against rayon's equivalents (its whole loop inside one
 //! `install`, its strongest form) and serial code, at 1e3, 1e5 and 1e7 items, in wall time
-//! and in process CPU time: map into a `Vec` (cheap, and about 20 ns of work per item), sum
-//! of squares of f32, `out[i] = a[i] + b[i]` (with `parts_mut`), a group-by of 1e6 keys into 1e4 groups with
-//! one hash map per participant, `find_any` with the match at 10% and at 90%, and a prefix
-//! sum of u64 (rayon has none: against serial); and a sum of squares that starts after an
+//! and in process CPU time: map into a `Vec` (a slice of u64 to u64, and about 20 ns of
+//! work per index), sum of squares of f32, `out[i] = a[i] + b[i]` (with `parts_mut`), a
+//! group-by of 1e6 keys into 1e4 groups with one hash map per participant, `find_any_slice`
+//! with the match at 10% and at 90%, and a prefix sum of u64 into an output kept from run
+//! to run (rayon has none: against serial code); and a sum of squares that starts after an
 //! idle spell, with every thread asleep. Every run's result is checked against serial
 //! code's first. Results: BENCHMARKS.md, "Data-parallel operations".
 #![allow(missing_docs)] // criterion's macros generate undocumented items
@@ -19,6 +20,7 @@ use rayforce_pool::Pool;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hint::black_box;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const WIDTH: usize = 2;
@@ -95,6 +97,11 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
     for n in SIZES {
         let (p, r) = (&pool, &rayon);
         let mix = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        // u64 -> u64 over a slice: one round of a hash finaliser on each value (over the
+        // index instead, `mix` alone, the compiler turned the serial loop's multiplications
+        // into additions, a shortcut no real map has).
+        let values: Vec<u64> = (0..n).map(mix).collect();
+        let finalise = |&x: &u64| (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         three(
             &mut group,
             clock,
@@ -102,9 +109,9 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
             n,
             p,
             r,
-            &|| (0..n).map(mix).collect::<Vec<u64>>(),
-            &|| pool.map(n, mix),
-            &|| (0..n).into_par_iter().map(mix).collect::<Vec<u64>>(),
+            &|| values.iter().map(finalise).collect::<Vec<u64>>(),
+            &|| pool.map_slice(&values, finalise),
+            &|| values.par_iter().map(finalise).collect::<Vec<u64>>(),
         );
         three(
             &mut group,
@@ -177,26 +184,38 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
                 p,
                 r,
                 &|| hay.iter().position(|&v| v == needle),
-                &|| pool.find_any(n, |i| hay[i] == needle),
+                &|| pool.find_any_slice(&hay, |&v| v == needle),
                 &|| hay.par_iter().position_any(|&v| v == needle),
             );
         }
         let values: Vec<u64> = (0..n as u64).map(|i| i % 1000).collect();
+        // Each into an output of its own, made once, as a program that scans repeatedly
+        // keeps one: the scan's cost, not the allocator's first touch of fresh pages (at
+        // 1e7 that was most of both, and the pool's two threads faulting in one address
+        // space pay more for it than one thread does). Each returns its last item; the
+        // whole outputs are compared once first.
+        let (serial_out, pool_out) = (Mutex::new(vec![0u64; n]), Mutex::new(vec![0u64; n]));
         let serial_scan = || {
+            let mut out = serial_out.lock().unwrap();
             let mut acc = 0u64;
-            values
-                .iter()
-                .map(|v| {
-                    acc += v;
-                    acc
-                })
-                .collect::<Vec<u64>>()
+            for (o, v) in out.iter_mut().zip(&values) {
+                acc += v;
+                *o = acc;
+            }
+            out.last().copied()
         };
         let pool_scan = || {
-            let mut out = vec![0u64; n];
+            let mut out = pool_out.lock().unwrap();
             pool.scan_inclusive(&values, &mut out, |x, y| x + y);
-            out
+            out.last().copied()
         };
+        serial_scan();
+        pool_scan();
+        assert_eq!(
+            *pool_out.lock().unwrap(),
+            *serial_out.lock().unwrap(),
+            "scan at {n}: the pool's whole output"
+        );
         // No scan in rayon: serial code stands in its row.
         three(
             &mut group,

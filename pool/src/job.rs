@@ -135,12 +135,15 @@ impl Job {
     /// `stop()` says to claim no more; returns how many tasks this participant ran.
     /// `claimed_last` runs once, right after a claim that took the last task (the caller
     /// withdraws the dispatch's permits there); `tick(now, worked, left)` after each chunk
-    /// sized by the clock, with the time since this call began and the time the tasks not
-    /// yet claimed would take at this participant's rate so far. Panics go to `panics`
-    /// (README "Panics").
+    /// sized by the clock, with the time since the participant's first task began and the
+    /// time the tasks not yet claimed would take at this participant's rate so far.
+    /// `first_began` is [`first_task_began`](Self::first_task_began)'s reading before that
+    /// first task, which sizes the first chunk. Panics go to `panics` (README "Panics").
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn work(
         &self,
+        first_began: u64,
         who: Participant,
         cursor: &AtomicUsize,
         panics: &Panics,
@@ -149,7 +152,7 @@ impl Job {
         tick: impl FnMut(u64, u64, u64),
     ) -> usize {
         if self.sized_by_clock() {
-            self.work_by_clock(who, cursor, panics, stop, claimed_last, tick)
+            self.work_by_clock(first_began, who, cursor, panics, stop, claimed_last, tick)
         } else {
             self.work_one_at_a_time(who, cursor, panics, stop, claimed_last)
         }
@@ -159,8 +162,10 @@ impl Job {
     /// by the clock. Kept out of line, so the common one-task-each dispatch inlines the
     /// other path alone.
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn work_by_clock(
         &self,
+        began: u64,
         who: Participant,
         cursor: &AtomicUsize,
         panics: &Panics,
@@ -168,10 +173,10 @@ impl Job {
         mut claimed_last: impl FnMut(),
         mut tick: impl FnMut(u64, u64, u64),
     ) -> usize {
-        let began = sync::now_ns();
-        let mut clock = began;
+        // The first task, timed from `began`, is the first chunk: the next is sized by it.
+        let mut clock = sync::now_ns();
         let mut ran = 0;
-        let mut chunk = 1;
+        let mut chunk = next_chunk(1, clock.saturating_sub(began));
         let mut seen_left = self.n_tasks - self.participants;
         loop {
             #[cfg(rayforce_loom)]
@@ -194,8 +199,19 @@ impl Job {
             chunk = next_chunk(len, now.saturating_sub(clock));
             clock = now;
             let worked = now.saturating_sub(began);
-            let left = (seen_left as u128 * u128::from(worked)) / ran.max(1) as u128;
+            let left = (seen_left as u128 * u128::from(worked)) / (ran + 1) as u128;
             tick(now, worked, u64::try_from(left).unwrap_or(u64::MAX));
+        }
+    }
+
+    /// What a participant reads before its first task, for `work`: the clock, if this job
+    /// sizes chunks by it (else 0: no decision needs it).
+    #[inline]
+    pub(crate) fn first_task_began(&self) -> u64 {
+        if self.sized_by_clock() {
+            sync::now_ns()
+        } else {
+            0
         }
     }
 
@@ -509,6 +525,7 @@ mod tests {
             let mut last = 0;
             let caller = Participant::CALLER;
             let ran = job.work(
+                job.first_task_began(),
                 caller,
                 &cursor,
                 &Panics::new(),

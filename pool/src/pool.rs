@@ -487,9 +487,11 @@ impl Pool {
         let participants = job.participants;
         let caller = Participant::CALLER;
         as_task(|| {
+            let first_began = job.first_task_began();
             job.run(caller, 0..1, &owned.panics);
             let mut left = None;
             job.work(
+                first_began,
                 caller,
                 owned.cursor(),
                 &owned.panics,

@@ -67,6 +67,7 @@ pub(crate) fn run(
         };
         // The job is live: we are attached, so its dispatch has not returned and will not
         // until we detach (`Job`'s `# Safety`).
+        let first_began = job.first_task_began();
         if !job.stopped() {
             job.run(who, task..task + 1, &attached.panics);
         }
@@ -76,6 +77,7 @@ pub(crate) fn run(
             shared.signal.end_spin(spun, &mut gaps, counters);
         }
         job.work(
+            first_began,
             who,
             attached.cursor(),
             &attached.panics,

@@ -37,27 +37,36 @@ fn message(payload: Box<dyn std::any::Any + Send>) -> String {
 fn map_drops_each_written_result_once_and_nothing_else() {
     let pool = pool();
     for n in [2, 3, 1000, 100_000] {
+        let indices: Vec<usize> = (0..n).collect();
         for panicking in [vec![0], vec![n - 1], vec![1, n / 2, n - 1]] {
             let panicking: BTreeSet<usize> = panicking.into_iter().collect();
-            let (made, drops) = (AtomicUsize::new(0), AtomicUsize::new(0));
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-                pool.map(n, |i| {
+            for form in ["map", "map_slice"] {
+                let (made, drops) = (AtomicUsize::new(0), AtomicUsize::new(0));
+                let call = |i: usize| {
                     if panicking.contains(&i) {
                         panic!("item {i}");
                     }
                     made.fetch_add(1, Ordering::Relaxed);
                     Counted { drops: &drops }
-                })
-            }));
-            let payload = outcome.err().expect("the panic reached the caller");
-            assert!(message(payload).starts_with("item "));
-            let made = made.into_inner();
-            assert_eq!(made, n - panicking.len(), "every other item ran, {n}");
-            assert_eq!(
-                drops.into_inner(),
-                made,
-                "each written result dropped once, {n}"
-            );
+                };
+                let outcome = panic::catch_unwind(AssertUnwindSafe(|| match form {
+                    "map" => pool.map(n, call),
+                    _ => pool.map_slice(&indices, |&i| call(i)),
+                }));
+                let payload = outcome.err().expect("the panic reached the caller");
+                assert!(message(payload).starts_with("item "), "{form}");
+                let made = made.into_inner();
+                assert_eq!(
+                    made,
+                    n - panicking.len(),
+                    "{form}: every other item ran, {n}"
+                );
+                assert_eq!(
+                    drops.into_inner(),
+                    made,
+                    "{form}: each written result dropped once, {n}"
+                );
+            }
         }
     }
     assert_eq!(pool.map(3, |i| i), [0, 1, 2], "the pool stays usable");

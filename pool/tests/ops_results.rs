@@ -83,6 +83,14 @@ fn check_all<R: Runs>(runs: &R, n: usize) {
     let target = n.saturating_sub(1) / 2;
     let found = runs.find_any(n, |i| i == target);
     assert_eq!(found, (n > 0).then_some(target), "find_any, {n}");
+    // `value` is injective below 2^24 items, so the target's value is found at the target.
+    let found = runs.find_any_slice(&expected, |&v| v == value(target));
+    assert_eq!(found, (n > 0).then_some(target), "find_any_slice, {n}");
+    assert_eq!(
+        runs.find_any_slice(&expected, |&v| v == u64::MAX),
+        None,
+        "find_any_slice, {n}"
+    );
     assert!(!runs.any(n, |i| value(i) == u64::MAX), "any, {n}");
     assert!(runs.all(n, |i| value(i) < 1 << 24), "all, {n}");
 
@@ -189,30 +197,41 @@ fn a_group_by_with_one_map_per_participant() {
 fn find_any_stops_within_a_check_of_the_match() {
     let pool = pool();
     let n = 1_000_000;
+    let indices: Vec<usize> = (0..n).collect();
     for at in [n / 10, n * 9 / 10] {
-        let (tested, after) = (AtomicUsize::new(0), AtomicUsize::new(0));
-        let matched = AtomicBool::new(false);
-        let found = pool.find_any(n, |i| {
-            tested.fetch_add(1, Ordering::Relaxed);
-            if matched.load(Ordering::SeqCst) {
-                after.fetch_add(1, Ordering::Relaxed);
-            }
-            let hit = i == at;
-            if hit {
-                matched.store(true, Ordering::SeqCst);
-            }
-            hit
-        });
-        assert_eq!(found, Some(at));
-        let (tested, after) = (tested.into_inner(), after.into_inner());
-        assert!(tested < n, "tested {tested} of {n} for a match at {at}");
-        // After the match, each other participant finishes at most the items before its next
-        // look at the stop flag (every 64 items), and claims nothing more.
-        let bound = 64 * pool.width();
-        assert!(
-            after <= bound,
-            "{after} tested after the match (at most {bound})"
-        );
+        for form in ["find_any", "find_any_slice"] {
+            let (tested, after) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let matched = AtomicBool::new(false);
+            let test = |i: usize| {
+                tested.fetch_add(1, Ordering::Relaxed);
+                if matched.load(Ordering::SeqCst) {
+                    after.fetch_add(1, Ordering::Relaxed);
+                }
+                let hit = i == at;
+                if hit {
+                    matched.store(true, Ordering::SeqCst);
+                }
+                hit
+            };
+            let found = match form {
+                "find_any" => pool.find_any(n, test),
+                _ => pool.find_any_slice(&indices, |&i| test(i)),
+            };
+            assert_eq!(found, Some(at), "{form}");
+            let (tested, after) = (tested.into_inner(), after.into_inner());
+            assert!(
+                tested < n,
+                "{form}: tested {tested} of {n} for a match at {at}"
+            );
+            // After the match, each other participant finishes at most the items before its
+            // next look at the stop flag (at most 1,024 later: `find.rs`), and claims
+            // nothing more.
+            let bound = 1024 * pool.width();
+            assert!(
+                after <= bound,
+                "{form}: {after} tested after the match (at most {bound})"
+            );
+        }
     }
 }
 

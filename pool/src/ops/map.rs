@@ -5,8 +5,9 @@
 
 use super::region::{complete, Disjoint, Runs};
 use crate::job::Panics;
-use crate::tasks;
 use std::mem::MaybeUninit;
+use std::ops::Range;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
 /// Ordered results: `map` and `map_slice`. Run on a [`Pool`](crate::Pool) or on
@@ -26,31 +27,11 @@ pub trait ParallelMap: Runs {
         U: Send,
         F: Fn(usize) -> U + Sync,
     {
-        let mut out: Vec<U> = Vec::with_capacity(n);
-        let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
-        // Indices whose call panicked (no result there), and the first panic.
-        let holes: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-        let panics = Panics::new();
-        let ran = self.run_region(n, usize::MAX, None, &|_, range| {
-            // SAFETY: claimed ranges are disjoint.
-            let part = unsafe { slots.range(range.clone()) };
-            write_results(part, range.start, &f, &panics, &holes);
-        });
-        let holes = holes.into_inner().unwrap_or_else(|p| p.into_inner());
-        if !ran {
-            // Forked from inside a call: which results the parent's helpers wrote is
-            // unknown here, so none is dropped (the storage is freed, its items leaked).
-            complete(ran);
-        }
-        if holes.is_empty() {
-            // SAFETY: every index ran (a region runs every task it is given) and wrote its
-            // result; none panicked.
-            unsafe { out.set_len(n) };
-            return out;
-        }
-        drop_written(&mut out.spare_capacity_mut()[..n], holes);
-        panics.resume();
-        unreachable!("a hole is a panic, and the panic resumed")
+        map_ranges(self, n, &|range, part, panics, holes| {
+            let start = range.start;
+            let indices = |part: Range<usize>| start + part.start..start + part.end;
+            write_results(part, start, indices, &f, panics, holes);
+        })
     }
 
     /// `[f(&items[0]), f(&items[1]), ...]`, computed in parallel and written in place.
@@ -67,38 +48,94 @@ pub trait ParallelMap: Runs {
         U: Send,
         F: Fn(&T) -> U + Sync,
     {
-        self.map(items.len(), |i| f(&items[i]))
+        map_ranges(self, items.len(), &|range, part, panics, holes| {
+            let start = range.start;
+            let inputs = &items[range];
+            write_results(part, start, |part| inputs[part].iter(), &f, panics, holes);
+        })
     }
 }
 
 impl<R: Runs + ?Sized> ParallelMap for R {}
 
-/// Writes `f(start + k)` into `part[k]` for every `k`; the index of a call that panicked
-/// goes to `holes`. The part arrives as a parameter, so the compiler knows that nothing `f`
-/// reads is written through it (as `ops::each`'s `each_item`).
-fn write_results<U, F>(
+/// Where `map` and `map_slice` write a claimed range: its part of the result's storage,
+/// the dispatch's first panic, and the indices whose call panicked.
+type WriteRange<'a, U> =
+    dyn Fn(Range<usize>, &mut [MaybeUninit<U>], &Panics, &Mutex<Vec<usize>>) + Sync + 'a;
+
+/// The engine of `map` and `map_slice`: a `Vec` of `n` results, each claimed range's part
+/// of its storage filled in place by `write`.
+fn map_ranges<R, U>(runs: &R, n: usize, write: &WriteRange<'_, U>) -> Vec<U>
+where
+    R: Runs + ?Sized,
+    U: Send,
+{
+    let mut out: Vec<U> = Vec::with_capacity(n);
+    let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
+    // Indices whose call panicked (no result there), and the first panic.
+    let holes: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    let panics = Panics::new();
+    let ran = runs.run_region(n, usize::MAX, None, &|_, range| {
+        // SAFETY: claimed ranges are disjoint.
+        let part = unsafe { slots.range(range.clone()) };
+        write(range, part, &panics, &holes);
+    });
+    let holes = holes.into_inner().unwrap_or_else(|p| p.into_inner());
+    if !ran {
+        // Forked from inside a call: which results the parent's helpers wrote is
+        // unknown here, so none is dropped (the storage is freed, its items leaked).
+        complete(ran);
+    }
+    if holes.is_empty() {
+        // SAFETY: every index ran (a region runs every task it is given) and wrote its
+        // result; none panicked.
+        unsafe { out.set_len(n) };
+        return out;
+    }
+    drop_written(&mut out.spare_capacity_mut()[..n], holes);
+    panics.resume();
+    unreachable!("a hole is a panic, and the panic resumed")
+}
+
+/// Writes `f(x)` into `part[k]` for every `k`, `x` being item `k` of the part's inputs
+/// (`inputs(range)` iterates over those of `range` of the part); the index (`start + k`)
+/// of a call that panicked goes to `holes`, and the rest of the part still runs. One
+/// zipped loop with no bounds check and no store inside but the result's, so it
+/// vectorises where `f` allows; the part arrives as a parameter, so the compiler knows
+/// that nothing `f` reads is written through it.
+fn write_results<U, X, F>(
     part: &mut [MaybeUninit<U>],
     start: usize,
-    f: &F,
+    inputs: impl Fn(Range<usize>) -> X,
+    f: F,
     panics: &Panics,
     holes: &Mutex<Vec<usize>>,
 ) where
-    F: Fn(usize) -> U,
+    X: Iterator,
+    F: Fn(X::Item) -> U,
 {
     let len = part.len();
-    tasks::each_noting_panics(
-        0..len,
-        panics,
-        |k| {
-            part[k].write(f(start + k));
-        },
-        |k| {
-            holes
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(start + k)
-        },
-    );
+    let mut from = 0;
+    while from < len {
+        // How far the loop got: read only after a call unwound, so the compiler keeps it
+        // in a register through a loop of calls that cannot unwind.
+        let mut at = from;
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            for (slot, x) in part[from..].iter_mut().zip(inputs(from..len)) {
+                slot.write(f(x));
+                at += 1;
+            }
+        }));
+        let Err(payload) = outcome else {
+            return;
+        };
+        holes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(start + at);
+        panics.keep_first(payload);
+        from = at + 1;
+    }
 }
 
 /// Drops every result of `slots` but those at `holes`, the indices whose call panicked.

@@ -12,9 +12,10 @@
 mod each;
 mod find;
 mod fold;
+mod look_back;
 mod map;
 mod region;
-mod scan;
+pub(crate) mod scan;
 
 pub use each::ParallelEach;
 pub use find::ParallelFind;

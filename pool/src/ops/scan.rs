@@ -1,16 +1,18 @@
-//! Prefix sums, blocked in two passes: each block's total in parallel, the totals' prefix
-//! on the caller (a handful of values), then each block's scan from its offset in parallel.
-//! The result is the serial scan's whenever `op` is associative (bit for bit for integers);
-//! the blocks only change the grouping of floating-point sums.
+//! Prefix sums, blocked, in one region: each participant takes blocks in order, totals a
+//! block (its first pass over the items), publishes the total, finds what the blocks
+//! before it add up to from what they published (`look_back.rs`), then scans the block
+//! from there (its second pass, over items still in its cache). The result is the serial
+//! scan's whenever `op` is associative (bit for bit for integers); the blocks only change
+//! the grouping of floating-point sums.
 
+use super::look_back::Blocks;
 use super::region::{complete, Disjoint, Runs};
 
-/// The fewest items a block has: smaller inputs scan on the caller alone.
-const MIN_BLOCK: usize = 4096;
+/// A block's size in bytes: its items stay in a core's L2 cache between the two passes.
+const BLOCK_BYTES: usize = 128 * 1024;
 
-/// Blocks per participant of a region: a few, so that a participant slowed down by the
-/// machine hands its share to the others.
-const BLOCKS_PER_PARTICIPANT: usize = 4;
+/// The fewest items a block has, whatever their size.
+const MIN_BLOCK: usize = 1024;
 
 /// Prefix sums: `scan_inclusive`, `scan_exclusive`. Run on a [`Pool`](crate::Pool) or on
 /// [`pool.wide()`](crate::Pool::wide).
@@ -76,46 +78,60 @@ where
         input.len(),
         output.len()
     );
+    let block_len = (BLOCK_BYTES / size_of::<T>().max(1)).max(MIN_BLOCK);
+    scan_in_blocks(runs, input, output, identity, op, block_len);
+}
+
+/// `scan` in blocks of `block_len` items (the loom model's blocks are a few items).
+pub(crate) fn scan_in_blocks<R, T, F>(
+    runs: &R,
+    input: &[T],
+    output: &mut [T],
+    identity: Option<T>,
+    op: &F,
+    block_len: usize,
+) where
+    R: Runs + ?Sized,
+    T: Clone + Send + Sync,
+    F: Fn(&T, &T) -> T + Sync,
+{
     let n = input.len();
     let kind = identity_kind(&identity);
-    let blocks = (BLOCKS_PER_PARTICIPANT * runs.region_width())
-        .min(n / MIN_BLOCK)
-        .max(1);
-    if blocks == 1 {
+    let blocks = n.div_ceil(block_len);
+    if blocks <= 1 {
         return scan_block(input, output, identity, op, kind);
     }
-    let block = |b: usize| n * b / blocks..n * (b + 1) / blocks;
-    // Pass one: every block's total but the last's (nothing follows it).
-    let mut totals: Vec<Option<T>> = vec![None; blocks - 1];
-    let slots = Disjoint::new(&mut totals);
-    let ran = runs.run_region(blocks - 1, usize::MAX, None, &|_, range| {
-        // SAFETY: claimed ranges are disjoint.
-        let part = unsafe { slots.range(range.clone()) };
-        for (b, total) in range.zip(part) {
-            let items = &input[block(b)];
-            let first = items[0].clone();
-            *total = Some(items[1..].iter().fold(first, |acc, x| op(&acc, x)));
-        }
-    });
-    complete(ran);
-    // On the caller: each block's carry, the totals of the blocks before it.
-    let mut carries = Vec::with_capacity(blocks);
-    carries.push(identity);
-    for total in totals {
-        let total = total.expect("pass one totals every block but the last");
-        let next = match carries.last().expect("the first carry") {
-            Some(carry) => op(carry, &total),
-            None => total,
-        };
-        carries.push(Some(next));
-    }
-    // Pass two: each block from its carry.
+    let block = |b: usize| b * block_len..((b + 1) * block_len).min(n);
+    let total_of = |b: usize| {
+        let items = &input[block(b)];
+        items[1..]
+            .iter()
+            .fold(items[0].clone(), |acc, x| op(&acc, x))
+    };
+    let published = Blocks::new(blocks);
     let outputs = Disjoint::new(output);
     let ran = runs.run_region(blocks, usize::MAX, None, &|_, range| {
         for b in range {
+            let total = total_of(b);
+            let before = if b == 0 {
+                None
+            } else {
+                published.publish_total(b, total.clone());
+                published.prefix_before(b, op, total_of)
+            };
+            let through = match &before {
+                Some(before) => op(before, &total),
+                None => total,
+            };
+            published.publish_prefix(b, through);
+            let carry = match (&identity, before) {
+                (Some(identity), Some(before)) => Some(op(identity, &before)),
+                (Some(identity), None) => Some(identity.clone()),
+                (None, before) => before,
+            };
             // SAFETY: blocks of distinct indices are disjoint.
             let out = unsafe { outputs.range(block(b)) };
-            scan_block(&input[block(b)], out, carries[b].clone(), op, kind);
+            scan_block(&input[block(b)], out, carry, op, kind);
         }
     });
     complete(ran);

@@ -1,6 +1,7 @@
 //! The operations' own synchronisation: state kept per participant (each participant alone
-//! on its cell, made at most once, every state combined) and early exit (once a participant
-//! has seen the stop flag, none claims another range). The rest is the pool's.
+//! on its cell, made at most once, every state combined), early exit (once a participant
+//! has seen the stop flag, none claims another range) and a scan's look-back (a block's
+//! published total or prefix read only once written). The rest is the pool's.
 
 use crate::ops::ParallelFold;
 use crate::pool::Region;
@@ -71,5 +72,18 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
             }
         });
         assert_eq!(late.load(Ordering::Relaxed), 0, "claimed after the stop");
+    });
+}
+
+#[test]
+fn a_scan_finds_each_block_prefix_from_what_the_blocks_before_it_published() {
+    loom::model(|| {
+        let pool = pool();
+        // Three blocks of one item: block 1 and 2 look back over what blocks 0 and 1
+        // published (or compute it themselves), whichever participant ran them.
+        let input = [1u64, 2, 4];
+        let mut output = [0u64; 3];
+        crate::ops::scan::scan_in_blocks(&pool, &input, &mut output, None, &|a, b| a + b, 1);
+        assert_eq!(output, [1, 3, 7]);
     });
 }
