@@ -62,17 +62,7 @@ impl<F: Fn(Participant, Range<usize>) + Sync> Tasks for Chunks<F> {
 
 /// `f(task)` for each task of `tasks`, in one loop; a panicking task is caught and handed to
 /// `panics` (the first is kept), and the rest of the range still runs.
-pub(crate) fn each(tasks: Range<usize>, panics: &Panics, f: impl FnMut(usize)) {
-    each_noting_panics(tasks, panics, f, |_| {});
-}
-
-/// `each`, also telling `panicked` the index of every task that panicked.
-pub(crate) fn each_noting_panics(
-    tasks: Range<usize>,
-    panics: &Panics,
-    mut f: impl FnMut(usize),
-    mut panicked: impl FnMut(usize),
-) {
+pub(crate) fn each(tasks: Range<usize>, panics: &Panics, mut f: impl FnMut(usize)) {
     let mut next = tasks.start;
     while next < tasks.end {
         let from = next;
@@ -88,7 +78,6 @@ pub(crate) fn each_noting_panics(
             next = tasks.end;
         }));
         if let Err(payload) = outcome {
-            panicked(next - 1);
             panics.keep_first(payload);
         }
     }
