@@ -14,8 +14,8 @@ use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 const FIRST_BLOCK: usize = 64;
 const MAX_BLOCK: usize = 1024;
 
-/// Early exit: `find_any`, `find_any_slice`, `any`, `all`. Run on a [`Pool`](crate::Pool) or on
-/// [`pool.wide()`](crate::Pool::wide).
+/// Early exit: `find_any`, `find_any_slice`, `any`, `all`. Run on a
+/// [`Pool`](crate::Pool) or on [`pool.wide()`](crate::Pool::wide).
 pub trait ParallelFind: Runs {
     /// An index `i` for which `pred(i)` holds, if any; once one is found, no participant
     /// claims more (it is the least of those found before every participant stopped, not
