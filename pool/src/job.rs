@@ -189,12 +189,17 @@ impl Job {
             if tasks.is_empty() {
                 return ran;
             }
-            if tasks.end == self.n_tasks {
+            let len = tasks.len();
+            let last = tasks.end == self.n_tasks;
+            if last {
                 claimed_last();
             }
-            let len = tasks.len();
             self.run(who, tasks, panics);
             ran += len;
+            if last {
+                // Nothing is left to claim: no next size to choose, nobody left to wake.
+                return ran;
+            }
             let now = sync::now_ns();
             chunk = next_chunk(len, now.saturating_sub(clock));
             clock = now;
