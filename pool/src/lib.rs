@@ -7,9 +7,10 @@
 //! `src/tests/` (internals) and the `rayforce-loom-tests` crate (public API).
 //!
 //! Above `dispatch`, the data-parallel operations ([`prelude`]) get results out without
-//! atomics, locks or `unsafe`: `map` into a `Vec`, `for_each_mut` and `chunks_mut` over
-//! mutable slices, `fold` with state per participant (and `reduce`, `sum`, `min_by_key`,
-//! `max_by_key`), `find_any`, `any` and `all` with early exit, and prefix sums.
+//! atomics, locks or `unsafe`: `map` and `map_slice` into a `Vec`, `for_each_mut`,
+//! `parts_mut` and `chunks_mut` over mutable slices, `fold` with state per participant
+//! (and `reduce`, `sum`, `min_by_key`, `max_by_key`), `find_any`, `find_any_slice`, `any`
+//! and `all` with early exit, and prefix sums.
 
 mod builder;
 mod crew;

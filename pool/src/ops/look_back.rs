@@ -3,8 +3,9 @@
 //! total as soon as it has it, then its inclusive prefix; a block finds what the blocks
 //! before it add up to by walking back over those, and computes a total that nobody has
 //! published yet itself, rather than wait for it. So no participant ever waits for
-//! another, and a block whose participant was preempted, or whose call panicked, costs the
-//! blocks after it one more pass over its items, never a hang.
+//! another: a block whose participant is preempted before it publishes its total costs
+//! each block after it, until it does, one more pass over its items, and a block whose
+//! call panicked costs the next block that pass once; never a hang.
 
 use crate::sync::{AtomicUsize, Ordering, UnsafeCell};
 
