@@ -6,6 +6,13 @@ use crate::sync;
 /// PAUSE cost about 30 ns here, a clock reading about 25 ns. Under loom, every poll.
 const POLLS_PER_CLOCK: u32 = if cfg!(rayforce_loom) { 1 } else { 32 };
 
+/// After spinning this long, a waiter also yields its CPU at each reading of the clock: one
+/// that shares its CPU with the thread it waits for (a woken helper put on its caller's CPU,
+/// as this project's VM does in most wake-ups) lets that thread run rather than spin its
+/// window out while it cannot (README "Spinning"). Alone on its CPU, a yield returns at
+/// once; the short waits that spinning is for never reach it.
+const YIELD_AFTER_NS: u64 = 2_000;
+
 /// Weight of the newest gap in a waiter's expected gap: 1/4 (glibc's adaptive mutex uses
 /// 1/8; a pool's gaps change with the program's phases, so it follows faster).
 const LEARNING_SHIFT: u32 = 2;
@@ -105,7 +112,7 @@ pub(crate) struct Spun {
 }
 
 /// Polls until `poll` gives a result or `window_ns` has passed since the first reading of
-/// the clock (see [`Spun`]).
+/// the clock (see [`Spun`]); after [`YIELD_AFTER_NS`], yielding the CPU between readings.
 pub(crate) fn spin_for<T>(
     window_ns: u64,
     mut poll: impl FnMut() -> Option<T>,
@@ -125,6 +132,9 @@ pub(crate) fn spin_for<T>(
         spun.spun_ns = now - spun.started_ns;
         if spun.spun_ns >= window_ns {
             return (None, spun);
+        }
+        if spun.spun_ns >= YIELD_AFTER_NS {
+            sync::yield_cpu();
         }
     }
 }

@@ -15,6 +15,12 @@ mod imp {
         std::hint::spin_loop();
     }
 
+    /// Offers this thread's CPU to another runnable thread (`sched_yield`); returns at once
+    /// when none waits for it.
+    pub(crate) fn yield_cpu() {
+        std::thread::yield_now();
+    }
+
     /// Waits a little, longer as `round` grows: for waits of milliseconds (a pool's build),
     /// spinning first, then yielding, then sleeping 100 us at a time.
     pub(crate) fn back_off(round: u32) {
@@ -105,6 +111,9 @@ mod imp {
     pub(crate) fn spin_hint() {
         loom::thread::yield_now();
     }
+
+    /// Nothing to loom: the spin's every poll already yields to it (`spin_hint`).
+    pub(crate) fn yield_cpu() {}
 
     /// A wait of any length is one yield to loom.
     pub(crate) fn back_off(_round: u32) {

@@ -1,5 +1,6 @@
 //! Spinning, on real threads: back-to-back dispatches are caught by a spinning helper, not
-//! through the kernel; a large `spin_us` does not keep a core busy between dispatches a
+//! through the kernel; a caller spinning on the CPU of the helper it waits for lets it run;
+//! a large `spin_us` does not keep a core busy between dispatches a
 //! millisecond apart (no window outlasts what blocking costs, measured or, until measured,
 //! bounded); and an idle pool burns nothing: after a dispatch and 50 ms of quiet, every
 //! helper and the caller have blocked, and the process uses under 1 ms of CPU over the
@@ -70,6 +71,64 @@ fn back_to_back_dispatches_are_caught_while_spinning() {
     assert!(
         stats.caught_spinning > 10 * stats.kernel_wakeups,
         "back to back, waits end while spinning, not in the kernel: {stats:?}"
+    );
+}
+
+/// Pins the calling thread to `cpu`; false where the system refuses.
+fn pin_to(cpu: usize) -> bool {
+    // SAFETY: a zeroed `cpu_set_t` is a valid empty set; the call reads the set passed by
+    // pointer with its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
+#[test]
+fn a_caller_spinning_on_its_helpers_cpu_lets_it_run() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    // SAFETY: `sched_getcpu` has no preconditions.
+    let Ok(cpu) = usize::try_from(unsafe { libc::sched_getcpu() }) else {
+        eprintln!("skipped: sched_getcpu failed");
+        return;
+    };
+    // The caller and the helper on one CPU, as the kernel often leaves a woken helper. Each
+    // helper task hands the CPU back halfway, so the caller finishes first and waits for
+    // quiet while the helper, runnable on the same CPU, still has its task's end to run. A
+    // wait that spun its window out there would block, and the helper's detach would wake
+    // it through the kernel: without the yield, 130 of 200 spins ended so here.
+    let pool = Pool::builder()
+        .workers(2)
+        .spin_us(5_000)
+        .on_thread_start(move |_| assert!(pin_to(cpu), "pinning the helper"))
+        .build();
+    let Ok(pool) = pool else {
+        eprintln!("skipped: the system refuses to pin threads");
+        return;
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            assert!(pin_to(cpu), "pinning the caller");
+            for _ in 0..200 {
+                let helper_began = AtomicUsize::new(0);
+                pool.dispatch_with_worker(2, false, |worker, _| {
+                    if worker == 0 {
+                        while helper_began.load(Ordering::SeqCst) == 0 {
+                            std::thread::yield_now();
+                        }
+                    } else {
+                        helper_began.store(1, Ordering::SeqCst);
+                        std::thread::yield_now();
+                    }
+                });
+            }
+        });
+    });
+    let stats = pool.stats();
+    assert!(
+        stats.spins_then_blocked * 10 < stats.dispatches,
+        "spins on a shared CPU end in the wait they are for, not in blocking: {stats:?}"
     );
 }
 
