@@ -26,6 +26,7 @@ mod signal;
 mod slot;
 mod spin;
 mod stats;
+mod stream;
 mod sync;
 mod tasks;
 mod unwind;

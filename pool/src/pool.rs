@@ -478,7 +478,15 @@ impl Pool {
         // README "Waking late": an operation's many items wake sleeping helpers only once the
         // caller has worked as long as a wake-up takes; spinning helpers join at once.
         let wake_late = region.wake_late && job.sized_by_clock();
+        let first_began = job.first_task_began();
         let mut asleep = signal.post(slot, permits as u32, wide_width - 1, !wake_late);
+        // README "Streams of short regions": regions too short to wake a helper each, back
+        // to back, wake it for the ones that follow.
+        if asleep && owned.stream.wakes(first_began, signal.block_cost()) {
+            asleep = false;
+            Counters::bump(&counters.stream_wakeups);
+            signal.wake_late(slot, first_began, true);
+        }
         // Step 4: the caller's first task, then the tasks beyond the participants' first
         // ones; step 5 as soon as the last of those is claimed. The first tasks whose
         // permits no helper took are then the caller's: a helper that arrives after the
@@ -487,9 +495,9 @@ impl Pool {
         let participants = job.participants;
         let caller = Participant::CALLER;
         as_task(|| {
-            let first_began = job.first_task_began();
             job.run(caller, 0..1, &owned.panics);
             let mut left = None;
+            let mut worked = 0;
             job.work(
                 first_began,
                 caller,
@@ -500,13 +508,17 @@ impl Pool {
                     left = Some(signal.withdraw(slot));
                 },
                 |now_ns, worked_ns, left_ns| {
+                    worked = worked_ns;
                     if asleep && worth_waking(worked_ns, left_ns, signal.block_cost()) {
                         asleep = false;
-                        signal.wake_late(slot, now_ns - worked_ns);
+                        signal.wake_late(slot, now_ns - worked_ns, false);
                     }
                 },
             );
             let left = left.unwrap_or_else(|| signal.withdraw(slot)) as usize;
+            if wake_late {
+                owned.stream.ran(first_began, worked, left < permits);
+            }
             let untaken = if const { crate::sync::broken("untaken_lost") } {
                 // Deliberately broken: the first task of one untaken permit is never run.
                 (participants - left + 1).min(participants)..participants

@@ -58,6 +58,9 @@ pub(crate) struct Signal {
 struct WakeTimes {
     posted_ns: u64,
     woken_ns: u64,
+    /// Woken for a stream of regions (README "Streams of short regions"): the helpers it
+    /// woke expect short gaps from now on, whatever they slept through.
+    stream: bool,
 }
 
 impl Signal {
@@ -115,7 +118,7 @@ impl Signal {
         fence(Ordering::SeqCst);
         let sleepers = self.sleepers.load(Ordering::Relaxed);
         if sleepers > 0 && wake {
-            self.wake_sleepers(permits, sleepers, None);
+            self.wake_sleepers(permits, sleepers, None, false);
         }
         sleepers > 0 && !wake
     }
@@ -127,21 +130,23 @@ impl Signal {
     #[inline(never)]
     /// `posted_ns` is when the permits were posted: a woken helper learns its idle gap up
     /// to then (not up to this wake-up, which would teach it to sleep through back-to-back
-    /// regions), and the wake-up's latency from now.
-    pub(crate) fn wake_late(&self, slot: usize, posted_ns: u64) {
+    /// regions), and the wake-up's latency from now. `stream`: woken for a stream of
+    /// regions, the helpers forget the gap they slept through (README "Streams of short
+    /// regions").
+    pub(crate) fn wake_late(&self, slot: usize, posted_ns: u64, stream: bool) {
         let permits = self.slots[slot].state().permits;
         // Relaxed: a stale count wakes one helper too few or too many, never loses a task.
         let sleepers = self.sleepers.load(Ordering::Relaxed);
         if permits > 0 && sleepers > 0 {
-            self.wake_sleepers(permits, sleepers, Some(posted_ns));
+            self.wake_sleepers(permits, sleepers, Some(posted_ns), stream);
         }
     }
 
     /// `post`'s slow path: wakes up to `sleepers` of the helpers asleep, as many as
     /// `permits` need beyond the spinners; `posted_ns` is when the permits were posted, if
-    /// not now (a late wake-up).
+    /// not now (a late wake-up); `stream`: for a stream of regions.
     #[cold]
-    fn wake_sleepers(&self, permits: u32, sleepers: usize, posted_ns: Option<u64>) {
+    fn wake_sleepers(&self, permits: u32, sleepers: usize, posted_ns: Option<u64>, stream: bool) {
         // The fence in `post` pairs with the one in `begin_spinning` too: either we count the
         // spinner, or it sees our permits. And with the one in another caller's `post`, for
         // `callers_in_flight`.
@@ -160,6 +165,7 @@ impl Signal {
                 *times = WakeTimes {
                     posted_ns: posted_ns.unwrap_or(now),
                     woken_ns: now,
+                    stream,
                 };
             }
             for _ in 0..wake {
@@ -433,10 +439,15 @@ impl Signal {
                 let WakeTimes {
                     posted_ns,
                     woken_ns,
+                    stream,
                 } = *guard;
                 if self.limits.enabled() && woken_ns >= started {
                     self.learn_block_cost(sync::now_ns().saturating_sub(woken_ns));
-                    gaps.learn(posted_ns.saturating_sub(started), self.limits);
+                    if stream {
+                        *gaps = Gaps::default(); // regions come back to back now
+                    } else {
+                        gaps.learn(posted_ns.saturating_sub(started), self.limits);
+                    }
                 }
                 woke
             }

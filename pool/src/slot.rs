@@ -4,6 +4,7 @@
 //! runs inline.
 
 use crate::job::{Job, Panics, RunRange};
+use crate::stream::Stream;
 use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Condvar, Ordering};
 use crossbeam_utils::CachePadded;
 
@@ -84,6 +85,8 @@ pub(crate) struct Slot {
     pub(crate) caller_gaps: AtomicU64,
     /// When the detach that woke the owner happened, in ns (written under the lock).
     pub(crate) detached_ns: AtomicU64,
+    /// The owners' recent operation regions (README "Streams of short regions").
+    pub(crate) stream: Stream,
 }
 
 impl Slot {
@@ -109,6 +112,7 @@ impl Slot {
             caller: Condvar::new(),
             caller_gaps: AtomicU64::new(0),
             detached_ns: AtomicU64::new(0),
+            stream: Stream::new(),
         }
     }
 

@@ -35,6 +35,9 @@ pub struct Stats {
     pub spin_time: Duration,
     /// Returns from blocking in the kernel (helpers and callers).
     pub kernel_wakeups: u64,
+    /// Wake-ups callers posted for a stream of operation regions, each too short to wake a
+    /// helper for (pool/src/README.md, "Streams of short regions").
+    pub stream_wakeups: u64,
     /// Readings of the machine that changed the pool's widths or spin budget.
     pub resizes: u64,
     /// How long ago the CPUs were last read (at build, by `refresh`, or by the periodic
@@ -79,6 +82,7 @@ pub(crate) struct Counters {
     pub(crate) wakeups: AtomicU64,
     pub(crate) empty_wakes: AtomicU64,
     pub(crate) kernel_wakeups: AtomicU64,
+    pub(crate) stream_wakeups: AtomicU64,
     caught_spinning: AtomicU64,
     spins_then_blocked: AtomicU64,
     spin_ns: AtomicU64,
@@ -92,6 +96,7 @@ impl Counters {
             wakeups: AtomicU64::new(0),
             empty_wakes: AtomicU64::new(0),
             kernel_wakeups: AtomicU64::new(0),
+            stream_wakeups: AtomicU64::new(0),
             caught_spinning: AtomicU64::new(0),
             spins_then_blocked: AtomicU64::new(0),
             spin_ns: AtomicU64::new(0),
@@ -123,6 +128,7 @@ impl Counters {
         stats.spins_then_blocked += get(&self.spins_then_blocked);
         stats.spin_time += Duration::from_nanos(get(&self.spin_ns));
         stats.kernel_wakeups += get(&self.kernel_wakeups);
+        stats.stream_wakeups += get(&self.stream_wakeups);
     }
 }
 

@@ -1,5 +1,6 @@
 //! Spinning, on real threads: back-to-back dispatches are caught by a spinning helper, not
 //! through the kernel; a caller spinning on the CPU of the helper it waits for lets it run;
+//! a stream of operation regions, each too short to wake a helper for, wakes it once;
 //! a large `spin_us` does not keep a core busy between dispatches a
 //! millisecond apart (no window outlasts what blocking costs, measured or, until measured,
 //! bounded); and an idle pool burns nothing: after a dispatch and 50 ms of quiet, every
@@ -8,6 +9,7 @@
 //! process's, so nothing else may run beside them.
 #![cfg(not(rayforce_loom))] // real threads
 
+use rayforce_pool::prelude::*;
 use rayforce_pool::Pool;
 use rayforce_tunables::cpu::{Count, CpuCounts, Source};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -130,6 +132,73 @@ fn a_caller_spinning_on_its_helpers_cpu_lets_it_run() {
         stats.spins_then_blocked * 10 < stats.dispatches,
         "spins on a shared CPU end in the wait they are for, not in blocking: {stats:?}"
     );
+}
+
+/// Busy for `nanos` of wall time (in any build), then returns `seed`.
+fn busy(seed: usize, nanos: u64) -> usize {
+    let until = Instant::now() + Duration::from_nanos(nanos);
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
+    seed
+}
+
+#[test]
+fn a_stream_of_short_operation_regions_wakes_its_sleeping_helper() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    // The caller and the helper pinned to two CPUs, so that the kernel cannot wake the
+    // helper onto the caller's CPU (where it would wait for its turn, README "Spinning").
+    let allowed = rayforce_tunables::cpu::process_affinity();
+    let Some(mut cpus) = allowed.map(|set| set.iter().take(2).collect::<Vec<usize>>()) else {
+        eprintln!("skipped: the process mask could not be read");
+        return;
+    };
+    let (Some(helper_cpu), Some(caller_cpu)) = (cpus.pop(), cpus.pop()) else {
+        eprintln!("skipped: fewer than two CPUs allowed");
+        return;
+    };
+    let pool = Pool::builder()
+        .workers(2)
+        .spin_us(50)
+        .on_thread_start(move |_| assert!(pin_to(helper_cpu), "pinning the helper"))
+        .build();
+    let Ok(pool) = pool else {
+        eprintln!("skipped: the system refuses to pin threads");
+        return;
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            assert!(pin_to(caller_cpu), "pinning the caller");
+            std::thread::sleep(Duration::from_millis(50)); // the helper falls asleep
+            let before = pool.stats();
+            // Regions of 8 items of 0.5 us: none alone is worth a wake-up (50 us until one
+            // is measured), so each leaves the helper asleep; back to back, once they have
+            // kept the caller working alone for that long, they wake it (by region 7 to 9
+            // in nine runs, three beside a busy loop), and it stays (it joined 1,525 to
+            // 3,940 regions). Without the stream rule no region posts a stream wake-up, and
+            // only one that happens to run 50 us woke the helper: its first joins came at
+            // regions 51, 57, 73, 256, 268 and never in six runs.
+            let regions = 4_000;
+            let mut woke_by = None;
+            for region in 0..regions {
+                let items = pool.map(8, |i| busy(i, 500));
+                assert_eq!(items, (0..8).collect::<Vec<_>>());
+                if woke_by.is_none() && pool.stats().stream_wakeups > before.stream_wakeups {
+                    woke_by = Some(region);
+                }
+            }
+            let stats = pool.stats();
+            assert!(
+                woke_by.is_some_and(|region| region < 40),
+                "the stream's first wake-up came after region {woke_by:?}: {stats:?}"
+            );
+            let joined = stats.wakeups - before.wakeups;
+            assert!(
+                joined * 4 > regions,
+                "the helper took part in {joined} of {regions} regions: {stats:?}"
+            );
+        });
+    });
 }
 
 #[test]
