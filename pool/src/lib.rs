@@ -24,6 +24,7 @@ mod place;
 mod pool;
 mod signal;
 mod slot;
+mod solo;
 mod spin;
 mod stats;
 mod stream;
