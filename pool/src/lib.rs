@@ -24,7 +24,6 @@ mod place;
 mod pool;
 mod signal;
 mod slot;
-mod solo;
 mod spin;
 mod stats;
 mod stream;

@@ -9,17 +9,16 @@ use crate::job::{self, Job, Liveness, Panics};
 #[cfg(target_os = "linux")]
 use crate::place::Placement;
 use crate::slot::SignalState;
-use crate::solo;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
 use crate::sync::unmodeled::AtomicPtr;
 use crate::sync::{self, thread_local, AtomicBool, AtomicU64, Ordering};
 use crate::tasks::{Chunks, Each, EachWithWorker, Participant, Tasks};
-use crate::unwind::{self, AbortOnUnwind};
+use crate::unwind::AbortOnUnwind;
 use rayforce_tunables::cpu::{self, CpuCounts};
 use std::cell::Cell;
 use std::ops::Range;
-use std::panic::{self, AssertUnwindSafe, RefUnwindSafe, UnwindSafe};
+use std::panic::{RefUnwindSafe, UnwindSafe};
 
 // Whether this thread is running a pool task (any pool's): a dispatch from inside a task
 // runs inline, so nested and cross-pool dispatches cannot deadlock. Const-initialised (one
@@ -413,42 +412,7 @@ impl Pool {
     where
         F: Fn(Participant, Range<usize>) + Sync,
     {
-        if !region.wake_late
-            || region.participants < 2
-            || n_tasks < solo::MIN_TASKS
-            || IN_TASK.with(Cell::get)
-        {
-            return self.run(n_tasks, &Chunks(f), region);
-        }
-        // README "Regions too small to share": the caller starts alone, posting nothing.
-        let panics = Panics::new();
-        let alone = Chunks(&f);
-        let done = as_task(|| {
-            solo::run_alone_while_small(n_tasks, region.stop, |tasks| {
-                alone.run(Participant::CALLER, tasks, &panics);
-            })
-        });
-        if done == n_tasks {
-            let counters = self.crew().shared.counters.callers();
-            Counters::bump(&counters.dispatches);
-            Counters::bump(&counters.inline_dispatches);
-            panics.resume();
-            return true;
-        }
-        let rest = Chunks(|who, tasks: Range<usize>| f(who, tasks.start + done..tasks.end + done));
-        let shared =
-            panic::catch_unwind(AssertUnwindSafe(|| self.run(n_tasks - done, &rest, region)));
-        // The first panic is resumed: the solo start's, if it had one.
-        match (panics.take(), shared) {
-            (Some(first), later) => {
-                if let Err(later) = later {
-                    unwind::discard(later);
-                }
-                panic::resume_unwind(first)
-            }
-            (None, Ok(ran_every_task)) => ran_every_task,
-            (None, Err(payload)) => panic::resume_unwind(payload),
-        }
+        self.run(n_tasks, &Chunks(f), region)
     }
 
     /// This pool's data-parallel operations on up to its wide width (`dispatch_wide`'s):
