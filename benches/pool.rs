@@ -2,7 +2,8 @@
 //! and in process CPU time, in one run: empty-dispatch round trip by width, against the
 //! hardware's own round trip (one atomic handed back and forth between two spinning
 //! threads), and with the periodic CPU re-check off and on; the N-body shape (two short
-//! regions per step, back to back); alternating
+//! regions per step, back to back; against the same handoff between two spinning threads
+//! as its limit); alternating
 //! narrow and wide dispatches, a parallel sum of 64M u64; the task-size sweep (two tasks of
 //! 5 us to 1 ms per dispatch, back to back and bursty); fine-grained dispatch (1e3 to 1e7
 //! tiny tasks) and uneven tasks. Every benchmark builds its pools itself and lets them
@@ -491,10 +492,69 @@ fn uneven<M: Measurement>(c: &mut Criterion<M>, label: &str) {
 /// Body counts of the N-body shape, 32 to 128 and the sizes around them.
 const BODIES: [usize; 6] = [16, 24, 32, 48, 64, 128];
 
+/// The N-body shape on two threads at their limit: the caller and one partner that spins
+/// between regions, each region handed over with one atomic store and handed back with
+/// another, as the round trip's ping-pong (what a pool adds is its own cost). Runs
+/// `measure(step)` once the partner spins; the partner stops before it returns.
+fn with_handoff<R>(bodies: &Bodies, measure: impl FnOnce(&dyn Fn()) -> R) -> R {
+    let (go, done, stop) = (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false));
+    let ready = AtomicBool::new(false);
+    // Region `e` is the forces for odd `e`, the integration for even; block 0 is the
+    // caller's, block 1 the partner's.
+    let run = |e: u64, block: usize| {
+        let range = bodies.block(block, 2);
+        if e % 2 == 1 {
+            bodies.forces(range)
+        } else {
+            bodies.integrate(range)
+        }
+    };
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            ready.store(true, Ordering::Relaxed);
+            let mut seen = 0;
+            while !stop.load(Ordering::Relaxed) {
+                // Acquire: pairs with the caller's Release store of `go`.
+                let e = go.load(Ordering::Acquire);
+                if e == seen {
+                    std::hint::spin_loop();
+                    continue;
+                }
+                seen = e;
+                run(e, 1);
+                // Release: pairs with the caller's Acquire load of `done`.
+                done.store(e, Ordering::Release);
+            }
+        });
+        while !ready.load(Ordering::Relaxed) {
+            std::hint::spin_loop();
+        }
+        let epoch = std::cell::Cell::new(0);
+        let region = || {
+            let e = epoch.get() + 1;
+            epoch.set(e);
+            // Release: the previous region's writes reach the partner before it starts.
+            go.store(e, Ordering::Release);
+            run(e, 0);
+            // Acquire: the partner's writes in this region are seen after it.
+            while done.load(Ordering::Acquire) != e {
+                std::hint::spin_loop();
+            }
+        };
+        let result = measure(&|| {
+            region();
+            region();
+        });
+        stop.store(true, Ordering::Relaxed);
+        result
+    })
+}
+
 /// The N-body shape: each iteration is one step, two regions of one contiguous block per
 /// participant. Serial code; the pool; rayon with the whole loop inside one `install`, its
-/// strongest form (`join` of the two blocks). Before timing, ten steps of each are checked
-/// equal, bit for bit, to ten serial steps.
+/// strongest form (`join` of the two blocks); and the two-thread handoff, the limit
+/// (`with_handoff`). Before timing, ten steps of each are checked equal, bit for bit, to ten
+/// serial steps.
 fn nbody<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, pick_cpu: bool) {
     let width = 2;
     let mut group = c.benchmark_group(format!("nbody_{label}"));
@@ -535,6 +595,9 @@ fn nbody<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, pi
         assert_eq!(ten_steps(&pool_step), expected, "pool, {n} bodies");
         let on_rayon = rayon.install(|| ten_steps(&rayon_step));
         assert_eq!(on_rayon, expected, "rayon, {n} bodies");
+        let handed_off = Bodies::new(n);
+        with_handoff(&handed_off, |step| (0..10).for_each(|_| step()));
+        assert_eq!(handed_off.snapshot(), expected, "handoff, {n} bodies");
 
         let bodies = Bodies::new(n);
         settle();
@@ -550,6 +613,13 @@ fn nbody<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, pi
             b.iter_custom(|iters| rayon.install(|| steps(iters, &|| rayon_step(&bodies))))
         });
         drop(rayon);
+        settle();
+        // One partner for the whole measurement, so that no sample times a thread's start.
+        with_handoff(&bodies, |step| {
+            group.bench_function(BenchmarkId::new("handoff", n), |b| {
+                b.iter_custom(|iters| steps(iters, step))
+            });
+        });
         settle();
     }
     group.finish();
