@@ -10,7 +10,7 @@
 #![cfg(not(rayforce_loom))] // real threads
 
 use rayforce_pool::prelude::*;
-use rayforce_pool::Pool;
+use rayforce_pool::{Pool, Stats};
 use rayforce_tunables::cpu::{Count, CpuCounts, Source};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -87,6 +87,33 @@ fn pin_to(cpu: usize) -> bool {
     }
 }
 
+/// A two-wide pool spinning up to `spin_us` with its helper pinned to `helper_cpu`, and
+/// `run(pool)` on a thread pinned to `caller_cpu`; the pool's statistics after. `None`, once
+/// said, where the system refuses to pin.
+fn on_pinned_pool(
+    helper_cpu: usize,
+    caller_cpu: usize,
+    spin_us: u32,
+    run: impl FnOnce(&Pool) + Send,
+) -> Option<Stats> {
+    let pool = Pool::builder()
+        .workers(2)
+        .spin_us(spin_us)
+        .on_thread_start(move |_| assert!(pin_to(helper_cpu), "pinning the helper"))
+        .build();
+    let Ok(pool) = pool else {
+        eprintln!("skipped: the system refuses to pin threads");
+        return None;
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            assert!(pin_to(caller_cpu), "pinning the caller");
+            run(&pool);
+        });
+    });
+    Some(pool.stats())
+}
+
 #[test]
 fn a_caller_spinning_on_its_helpers_cpu_lets_it_run() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
@@ -101,34 +128,22 @@ fn a_caller_spinning_on_its_helpers_cpu_lets_it_run() {
     // wait that spun its window out there would block, and the helper's detach would wake
     // it through the kernel: without the yield, 130 of 200 spins ended so here; with it
     // 1 to 3, and 24 under the sanitizer.
-    let pool = Pool::builder()
-        .workers(2)
-        .spin_us(5_000)
-        .on_thread_start(move |_| assert!(pin_to(cpu), "pinning the helper"))
-        .build();
-    let Ok(pool) = pool else {
-        eprintln!("skipped: the system refuses to pin threads");
-        return;
-    };
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            assert!(pin_to(cpu), "pinning the caller");
-            for _ in 0..200 {
-                let helper_began = AtomicUsize::new(0);
-                pool.dispatch_with_worker(2, false, |worker, _| {
-                    if worker == 0 {
-                        while helper_began.load(Ordering::SeqCst) == 0 {
-                            std::thread::yield_now();
-                        }
-                    } else {
-                        helper_began.store(1, Ordering::SeqCst);
+    let stats = on_pinned_pool(cpu, cpu, 5_000, |pool| {
+        for _ in 0..200 {
+            let helper_began = AtomicUsize::new(0);
+            pool.dispatch_with_worker(2, false, |worker, _| {
+                if worker == 0 {
+                    while helper_began.load(Ordering::SeqCst) == 0 {
                         std::thread::yield_now();
                     }
-                });
-            }
-        });
+                } else {
+                    helper_began.store(1, Ordering::SeqCst);
+                    std::thread::yield_now();
+                }
+            });
+        }
     });
-    let stats = pool.stats();
+    let Some(stats) = stats else { return };
     assert!(
         stats.spins_then_blocked * 4 < stats.dispatches,
         "spins on a shared CPU end in the wait they are for, not in blocking: {stats:?}"
@@ -158,52 +173,39 @@ fn a_stream_of_short_operation_regions_wakes_its_sleeping_helper() {
         eprintln!("skipped: fewer than two CPUs allowed");
         return;
     };
-    let pool = Pool::builder()
-        .workers(2)
-        .spin_us(50)
-        .on_thread_start(move |_| assert!(pin_to(helper_cpu), "pinning the helper"))
-        .build();
-    let Ok(pool) = pool else {
-        eprintln!("skipped: the system refuses to pin threads");
-        return;
-    };
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            assert!(pin_to(caller_cpu), "pinning the caller");
-            std::thread::sleep(Duration::from_millis(50)); // the helper falls asleep
-            let before = pool.stats();
-            // Regions of 8 items of 0.5 us: none alone is worth a wake-up (50 us until one
-            // is measured), so each leaves the helper asleep; back to back, once they have
-            // kept the caller working alone for that long, they wake it (a stream wake-up
-            // by region 7 to 9 in nine runs, three beside a busy loop), and it stays (it
-            // joined 1,525 to 3,940 regions). Without the stream rule no region posts one,
-            // and only a region that happens to run 50 us woke the helper: its first joins
-            // came at regions 51, 57, 73, 256, 268 and never in six runs. (Under the
-            // sanitizer such a late wake-up may come first; either counts.)
-            let regions = 4_000;
-            let mut helped_by = None;
-            for region in 0..regions {
-                let items = pool.map(8, |i| busy(i, 500));
-                assert_eq!(items, (0..8).collect::<Vec<_>>());
-                let now = pool.stats();
-                let helped =
-                    now.stream_wakeups > before.stream_wakeups || now.wakeups > before.wakeups;
-                if helped_by.is_none() && helped {
-                    helped_by = Some(region);
-                }
+    on_pinned_pool(helper_cpu, caller_cpu, 50, |pool| {
+        std::thread::sleep(Duration::from_millis(50)); // the helper falls asleep
+        let before = pool.stats();
+        // Regions of 8 items of 0.5 us: none alone is worth a wake-up (50 us until one
+        // is measured), so each leaves the helper asleep; back to back, once they have
+        // kept the caller working alone for that long, they wake it (a stream wake-up
+        // by region 7 to 9 in nine runs, three beside a busy loop), and it stays (it
+        // joined 1,525 to 3,940 regions). Without the stream rule no region posts one,
+        // and only a region that happens to run 50 us woke the helper: its first joins
+        // came at regions 51, 57, 73, 256, 268 and never in six runs. (Under the
+        // sanitizer such a late wake-up may come first; either counts.)
+        let regions = 4_000;
+        let mut helped_by = None;
+        for region in 0..regions {
+            let items = pool.map(8, |i| busy(i, 500));
+            assert_eq!(items, (0..8).collect::<Vec<_>>());
+            let now = pool.stats();
+            let helped = now.stream_wakeups > before.stream_wakeups || now.wakeups > before.wakeups;
+            if helped_by.is_none() && helped {
+                helped_by = Some(region);
             }
-            let stats = pool.stats();
-            assert!(
-                helped_by.is_some_and(|region| region < 40),
-                "no wake-up for the helper, nor its joining, before region {helped_by:?}: \
-                 {stats:?}"
-            );
-            let joined = stats.wakeups - before.wakeups;
-            assert!(
-                joined * 4 > regions,
-                "the helper took part in {joined} of {regions} regions: {stats:?}"
-            );
-        });
+        }
+        let stats = pool.stats();
+        assert!(
+            helped_by.is_some_and(|region| region < 40),
+            "no wake-up for the helper, nor its joining, before region {helped_by:?}: \
+             {stats:?}"
+        );
+        let joined = stats.wakeups - before.wakeups;
+        assert!(
+            joined * 4 > regions,
+            "the helper took part in {joined} of {regions} regions: {stats:?}"
+        );
     });
 }
 
