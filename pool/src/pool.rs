@@ -478,6 +478,8 @@ impl Pool {
         // README "Waking late": an operation's many items wake sleeping helpers only once the
         // caller has worked as long as a wake-up takes; spinning helpers join at once.
         let wake_late = region.wake_late && job.sized_by_clock();
+        // Read before the post: it times the caller's first task and dates the region for
+        // the stream rule below.
         let first_began = job.first_task_began();
         let mut asleep = signal.post(slot, permits as u32, wide_width - 1, !wake_late);
         // README "Streams of short regions": regions too short to wake a helper each, back
