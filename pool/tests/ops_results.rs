@@ -122,6 +122,44 @@ fn every_operation_matches_serial_code_narrow_and_wide() {
     }
 }
 
+/// `x -> a x + b` (wrapping): composing maps is associative but not commutative, so a
+/// scan that combined two blocks' parts in the wrong order would show.
+type Affine = (u64, u64);
+
+/// `f` then `g`.
+fn then(f: &Affine, g: &Affine) -> Affine {
+    (
+        f.0.wrapping_mul(g.0),
+        f.1.wrapping_mul(g.0).wrapping_add(g.1),
+    )
+}
+
+#[test]
+fn a_scan_of_an_operation_that_does_not_commute_keeps_the_order() {
+    let pool = pool();
+    let n = 300_000; // many blocks, so blocks start before the ones before them end
+    let maps: Vec<Affine> = (0..n).map(|i| (value(i) | 1, value(i + n))).collect();
+    let mut serial = Vec::with_capacity(n);
+    let mut acc = (1, 0);
+    for map in &maps {
+        serial.push(acc);
+        acc = then(&acc, map);
+    }
+    for round in 0..20 {
+        let mut exclusive = vec![(0, 0); n];
+        pool.scan_exclusive(&maps, &mut exclusive, (1, 0), then);
+        assert_eq!(exclusive, serial, "scan_exclusive, round {round}");
+        let mut inclusive = vec![(0, 0); n];
+        pool.wide().scan_inclusive(&maps, &mut inclusive, then);
+        assert_eq!(
+            inclusive[..n - 1],
+            serial[1..],
+            "scan_inclusive, round {round}"
+        );
+        assert_eq!(inclusive[n - 1], acc, "scan_inclusive, round {round}");
+    }
+}
+
 #[test]
 fn operations_nested_inside_a_task_run_inline_and_match() {
     let pool = pool();

@@ -1,11 +1,12 @@
 //! What the blocks of a scan tell the blocks after them (decoupled look-back, after
-//! Merrill and Garland's single-pass scan, without its waiting): each block publishes its
-//! total as soon as it has it, then its inclusive prefix; a block finds what the blocks
-//! before it add up to by walking back over those, and computes a total that nobody has
-//! published yet itself, rather than wait for it. So no participant ever waits for
-//! another: a block whose participant is preempted before it publishes its total costs
-//! each block after it, until it does, one more pass over its items, and a block whose
-//! call panicked costs the next block that pass once; never a hang.
+//! Merrill and Garland's single-pass scan, without its waiting): a block publishes its
+//! total as soon as it has it, then its inclusive prefix (a block scanned in one pass from
+//! its predecessor's prefix publishes only its prefix); a block finds what the blocks before it
+//! add up to by walking back over those, and computes a total that nobody has published
+//! yet itself, rather than wait for it. So no participant ever waits for another: a block
+//! whose participant is preempted before it publishes its total costs each block after it,
+//! until it does, one more pass over its items, and a block whose call panicked costs the
+//! next block that pass once; never a hang.
 
 use crate::sync::{AtomicUsize, Ordering, UnsafeCell};
 
@@ -69,6 +70,18 @@ impl<T: Clone> Blocks<T> {
             .prefix
             .with_mut(|cell| unsafe { *cell = Some(prefix) });
         block.state.store(PREFIX, announce());
+    }
+
+    /// What blocks `0..=b` add up to, if block `b` has published it.
+    pub(crate) fn prefix_through(&self, b: usize) -> Option<T> {
+        let block = &self.published[b];
+        // Acquire: as in `prefix_before`.
+        if block.state.load(Ordering::Acquire) == PREFIX {
+            // SAFETY: announced, so written and never written again (struct `# Safety`).
+            block.prefix.with(|cell| unsafe { (*cell).clone() })
+        } else {
+            None
+        }
     }
 
     /// What blocks `0..b` add up to under `op` (`None` for block 0). Walking back from

@@ -1,15 +1,17 @@
-//! Prefix sums, blocked, in one region: each participant takes blocks in order, totals a
-//! block (its first pass over the items), publishes the total, finds what the blocks
-//! before it add up to from what they published (`look_back.rs`), then scans the block
-//! from there (its second pass, over items still in its cache). The result is the serial
-//! scan's whenever `op` is associative (bit for bit for integers); the blocks only change
-//! the grouping of floating-point sums.
+//! Prefix sums, blocked, in one region. Participants claim runs of consecutive blocks (the
+//! pool's chunks). A block whose predecessor has published its prefix (the block before
+//! it in the same run, mostly) is scanned from there in one pass; any other block is
+//! totalled first (a pass over its items), publishes the total, finds what the blocks
+//! before it add up to from what they published (`look_back.rs`), then is scanned from
+//! there while its items are still in cache. The result is the serial scan's whenever `op`
+//! is associative (bit for bit for integers); the blocks only change the grouping of
+//! floating-point sums.
 
 use super::look_back::Blocks;
 use super::region::{complete, Disjoint, Runs};
 
-/// A block's size in bytes: its items stay in a core's L2 cache between the two passes.
-const BLOCK_BYTES: usize = 128 * 1024;
+/// A block's size in bytes: its items stay in a core's L1 cache between the two passes.
+const BLOCK_BYTES: usize = 32 * 1024;
 
 /// The fewest items a block has, whatever their size.
 const MIN_BLOCK: usize = 1024;
@@ -98,8 +100,11 @@ pub(crate) fn scan_in_blocks<R, T, F>(
     let n = input.len();
     let kind = identity_kind(&identity);
     let blocks = n.div_ceil(block_len);
+    // Where a block's scan starts when nothing comes before it: the identity, or (an
+    // inclusive scan) its first item.
+    let start = || identity.clone();
     if blocks <= 1 {
-        return scan_block(input, output, identity, op, kind);
+        return scan_block(input, output, start(), op, kind);
     }
     let block = |b: usize| b * block_len..((b + 1) * block_len).min(n);
     let total_of = |b: usize| {
@@ -112,29 +117,52 @@ pub(crate) fn scan_in_blocks<R, T, F>(
     let outputs = Disjoint::new(output);
     let ran = runs.run_region(blocks, usize::MAX, None, &|_, range| {
         for b in range {
-            let total = total_of(b);
-            let before = if b == 0 {
-                None
-            } else {
-                published.publish_total(b, total.clone());
-                published.prefix_before(b, op, total_of)
-            };
-            let through = match &before {
-                Some(before) => op(before, &total),
-                None => total,
-            };
-            published.publish_prefix(b, through);
-            let carry = match (&identity, before) {
-                (Some(identity), Some(before)) => Some(op(identity, &before)),
-                (Some(identity), None) => Some(identity.clone()),
-                (None, before) => before,
-            };
             // SAFETY: blocks of distinct indices are disjoint.
             let out = unsafe { outputs.range(block(b)) };
-            scan_block(&input[block(b)], out, carry, op, kind);
+            let items = &input[block(b)];
+            let known = match b {
+                0 => Some(None),
+                _ => published.prefix_through(b - 1).map(Some),
+            };
+            if let Some(before) = known {
+                // What comes before is known: one pass.
+                let carry = carry_from(start(), before, op);
+                scan_block(items, out, carry, op, kind);
+                published.publish_prefix(b, sum_through_last(items, out, op, kind));
+                continue;
+            }
+            // Total the block, publish the total, find what comes before it, then scan
+            // the block from there (its items still in cache).
+            let total = total_of(b);
+            published.publish_total(b, total.clone());
+            let before = published
+                .prefix_before(b, op, total_of)
+                .expect("a block after the first has blocks before it");
+            published.publish_prefix(b, op(&before, &total));
+            scan_block(items, out, carry_from(start(), Some(before), op), op, kind);
         }
     });
     complete(ran);
+}
+
+/// Where a block's scan starts: `start` (the identity, or none) after what the blocks
+/// before it add up to.
+fn carry_from<T, F: Fn(&T, &T) -> T>(start: Option<T>, before: Option<T>, op: &F) -> Option<T> {
+    match (start, before) {
+        (Some(start), Some(before)) => Some(op(&start, &before)),
+        (start, None) => start,
+        (None, before) => before,
+    }
+}
+
+/// What the items add up to through a block's last, from its scan's output (its last, and for
+/// an exclusive scan the last item after it). The block is not empty.
+fn sum_through_last<T: Clone, F: Fn(&T, &T) -> T>(items: &[T], out: &[T], op: &F, kind: Kind) -> T {
+    let last = out.last().expect("a block is not empty").clone();
+    match kind {
+        Kind::Inclusive => last,
+        Kind::Exclusive => op(&last, items.last().expect("as above")),
+    }
 }
 
 /// Whether a scan is exclusive (it has an identity) or inclusive.
