@@ -81,7 +81,7 @@ fn dispatch_checked(pool: &Pool, n: usize, wide: bool) {
 
 #[test]
 fn narrow_then_wide_then_narrow_runs_every_task_once() {
-    loom::model(|| {
+    rayforce_pool::loom_model(|| {
         let pool = pool(3, 3);
         dispatch_checked(&pool, 1, false);
         dispatch_checked(&pool, 3, false);
@@ -106,7 +106,7 @@ fn two_cpus() -> CpuCounts {
 
 #[test]
 fn a_spinning_helper_runs_back_to_back_dispatches_once_without_drift() {
-    loom::model(|| {
+    rayforce_pool::loom_model(|| {
         // A spin window of two clock readings: the helper spins between the dispatches,
         // and the second is posted to it while it spins or after it gave up.
         let pool = Pool::builder()
@@ -123,7 +123,7 @@ fn a_spinning_helper_runs_back_to_back_dispatches_once_without_drift() {
 
 #[test]
 fn chunked_claims_run_every_task_once() {
-    loom::model(|| {
+    rayforce_pool::loom_model(|| {
         // Six tasks, two participants: claims of 1 and then 2 tasks (chunks double under
         // loom's clock), capped by a quarter of what is left, so the chunk shrinks again.
         let pool = pool(2, 2);
@@ -133,7 +133,7 @@ fn chunked_claims_run_every_task_once() {
 
 #[test]
 fn no_helper_touches_a_dispatch_after_it_returned() {
-    loom::model(|| {
+    rayforce_pool::loom_model(|| {
         let pool = pool(3, 3);
         let cell = Tracked(UnsafeCell::new(0));
         pool.dispatch(2, |_| assert_eq!(cell.read(), 0));
@@ -165,7 +165,7 @@ fn all_at_once(pool: &Pool, n: usize, wide: bool) {
 
 #[test]
 fn a_wide_dispatch_after_narrow_ones_gets_every_helper() {
-    loom::model(|| {
+    rayforce_pool::loom_model(|| {
         let pool = pool(2, 3);
         dispatch_checked(&pool, 2, false);
         all_at_once(&pool, 3, true);
@@ -216,7 +216,7 @@ fn two_callers_share_one_helper() {
 
 #[test]
 fn a_resize_during_and_between_dispatches_keeps_every_task_once() {
-    loom::model(|| {
+    rayforce_pool::loom_model(|| {
         let pool = pool(2, 2);
         let cell = Tracked(UnsafeCell::new(0));
         // Narrowed from inside a task, on the caller or on the helper: the helper parks

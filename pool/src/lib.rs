@@ -43,6 +43,10 @@ pub use place::{HelperPlacement, PlaceFailure};
 pub use pool::Pool;
 pub use slot::SignalState;
 pub use stats::{StartFailure, Stats};
+/// The models' runner (`sync::model`), for the public-API models in `loom-tests`.
+#[cfg(rayforce_loom)]
+#[doc(hidden)]
+pub use sync::model as loom_model;
 pub use tasks::Participant;
 
 /// The data-parallel operations, in scope: `use rayforce_pool::prelude::*;`, then

@@ -138,8 +138,24 @@ mod imp {
     pub(crate) fn coarse_now_ns() -> u64 {
         now_ns()
     }
+
+    /// Preemptions a model explores when `LOOM_MAX_PREEMPTIONS` is not set: the bound
+    /// `loom-tests/check.sh` runs at. loom's own default is no bound, under which the pool's
+    /// models do not finish.
+    const DEFAULT_PREEMPTIONS: usize = 3;
+
+    /// `loom::model(f)`, bounded to `DEFAULT_PREEMPTIONS` unless `LOOM_MAX_PREEMPTIONS` (or
+    /// loom's other variables) say otherwise: every model of the pool and of its API runs
+    /// through this, so a plain `cargo test` under `--cfg rayforce_loom` ends.
+    pub fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound.get_or_insert(DEFAULT_PREEMPTIONS);
+        builder.check(f);
+    }
 }
 
+#[cfg(rayforce_loom)]
+pub use imp::model;
 pub(crate) use imp::*;
 
 /// Atomics that loom need not explore, in both builds: they order nothing between the

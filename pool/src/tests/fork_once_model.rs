@@ -7,7 +7,7 @@ use crate::sync::{thread, Arc, AtomicUsize, Ordering};
 
 #[test]
 fn racing_callers_build_once_and_both_see_the_whole_value() {
-    loom::model(|| {
+    crate::sync::model(|| {
         let cell = Arc::new(ForkOnceCell::new());
         let builds = Arc::new(AtomicUsize::new(0));
         let build = |builds: &AtomicUsize| {

@@ -21,7 +21,7 @@ fn pool() -> Pool {
 
 #[test]
 fn each_participant_folds_into_its_own_state_made_once() {
-    loom::model(|| {
+    crate::sync::model(|| {
         let pool = pool();
         let inits = AtomicUsize::new(0);
         let sum = pool.fold(
@@ -44,7 +44,7 @@ fn each_participant_folds_into_its_own_state_made_once() {
 
 #[test]
 fn no_range_is_claimed_after_the_stop_flag_was_seen() {
-    loom::model(|| {
+    crate::sync::model(|| {
         let pool = pool();
         let stop = AtomicBool::new(false);
         let late = AtomicUsize::new(0);
@@ -77,7 +77,7 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
 
 #[test]
 fn a_scan_finds_each_block_prefix_from_what_the_blocks_before_it_published() {
-    loom::model(|| {
+    crate::sync::model(|| {
         let pool = pool();
         // Three blocks of one item: block 1 and 2 look back over what blocks 0 and 1
         // published (or compute it themselves), whichever participant ran them.

@@ -85,7 +85,7 @@ fn dispatch_one_permit(signal: &Signal, counters: &Counters, taken: &Taken) {
 /// for it forever, which loom reports), then the caller waits until quiet (the helper's
 /// detach must wake it), then shutdown.
 fn one_permit_is_never_missed(limits: SpinLimits) {
-    loom::model(move || {
+    crate::sync::model(move || {
         let signal = Arc::new(Signal::new(limits, 1, 1));
         let counters = Arc::new(Counters::new());
         let taken = Arc::new(Taken::default());
@@ -112,7 +112,7 @@ fn a_spinning_helper_never_misses_a_permit() {
 
 #[test]
 fn withdrawn_permits_are_never_taken() {
-    loom::model(|| {
+    crate::sync::model(|| {
         let signal = Arc::new(Signal::new(BLOCK, 1, 1));
         let counters = Counters::new();
         let helper = {
@@ -145,7 +145,7 @@ fn a_helper_resized_away_takes_no_later_permit() {
     // Helper 2 spins for a permit while the caller narrows the pool to one helper and then
     // posts: a spin that read the old width must not attach (its check of its index and
     // its taking the permit are one step), and it parks until shutdown.
-    loom::model(|| {
+    crate::sync::model(|| {
         let signal = Arc::new(Signal::new(SPIN, 1, 2));
         let helper = {
             let signal = Arc::clone(&signal);
