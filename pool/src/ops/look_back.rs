@@ -1,12 +1,12 @@
 //! What the blocks of a scan tell the blocks after them (decoupled look-back, after
 //! Merrill and Garland's single-pass scan, without its waiting): a block publishes its
 //! total as soon as it has it, then its inclusive prefix (a block scanned in one pass from
-//! its predecessor's prefix publishes only its prefix); a block finds what the blocks before it
-//! add up to by walking back over those, and computes a total that nobody has published
-//! yet itself, rather than wait for it. So no participant ever waits for another: a block
-//! whose participant is preempted before it publishes its total costs each block after it,
-//! until it does, one more pass over its items, and a block whose call panicked costs the
-//! next block that pass once; never a hang.
+//! its predecessor's prefix publishes only its prefix); a block finds what the blocks
+//! before it add up to by walking back over those, and computes a total that nobody has
+//! published yet itself, rather than wait for it. So no participant ever waits for another:
+//! a block whose participant is preempted before it publishes its total costs each block
+//! after it, until it does, one more pass over its items, and a block whose call panicked
+//! costs the next block that pass once; never a hang.
 
 use crate::sync::{AtomicUsize, Ordering, UnsafeCell};
 
@@ -76,12 +76,7 @@ impl<T: Clone> Blocks<T> {
     pub(crate) fn prefix_through(&self, b: usize) -> Option<T> {
         let block = &self.published[b];
         // Acquire: as in `prefix_before`.
-        if block.state.load(Ordering::Acquire) == PREFIX {
-            // SAFETY: announced, so written and never written again (struct `# Safety`).
-            block.prefix.with(|cell| unsafe { (*cell).clone() })
-        } else {
-            None
-        }
+        (block.state.load(Ordering::Acquire) == PREFIX).then(|| announced(&block.prefix))
     }
 
     /// What blocks `0..b` add up to under `op` (`None` for block 0). Walking back from
@@ -104,14 +99,10 @@ impl<T: Clone> Blocks<T> {
             // it names is written (struct `# Safety`).
             let state = block.state.load(Ordering::Acquire);
             if state == PREFIX {
-                // SAFETY: announced, so written and never written again.
-                let prefix = block.prefix.with(|cell| unsafe { (*cell).clone() });
-                return Some(then(prefix.expect("an announced prefix"), after));
+                return Some(then(announced(&block.prefix), after));
             }
             let total = if state == TOTAL {
-                // SAFETY: as above.
-                let total = block.total.with(|cell| unsafe { (*cell).clone() });
-                total.expect("an announced total")
+                announced(&block.total)
             } else {
                 total_of(j)
             };
@@ -121,7 +112,15 @@ impl<T: Clone> Blocks<T> {
     }
 }
 
-/// The ordering of an announcement: Release, pairing with `prefix_before`'s Acquire load.
+/// The value in a cell whose block's state, loaded with Acquire, announced it.
+fn announced<T: Clone>(cell: &UnsafeCell<Option<T>>) -> T {
+    // SAFETY: announced, so written and never written again (struct `# Safety`).
+    let value = cell.with(|cell| unsafe { (*cell).clone() });
+    value.expect("an announced cell holds its value")
+}
+
+/// The ordering of an announcement: Release, pairing with the Acquire loads of
+/// `prefix_through` and `prefix_before`.
 fn announce() -> Ordering {
     if const { crate::sync::broken("look_back_relaxed") } {
         Ordering::Relaxed // deliberately broken: a cell may be read before it is written

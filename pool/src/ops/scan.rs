@@ -155,8 +155,8 @@ fn carry_from<T, F: Fn(&T, &T) -> T>(start: Option<T>, before: Option<T>, op: &F
     }
 }
 
-/// What the items add up to through a block's last, from its scan's output (its last, and for
-/// an exclusive scan the last item after it). The block is not empty.
+/// What the items add up to through a block's last, from its scan's output (its last,
+/// and for an exclusive scan the last item after it). The block is not empty.
 fn sum_through_last<T: Clone, F: Fn(&T, &T) -> T>(items: &[T], out: &[T], op: &F, kind: Kind) -> T {
     let last = out.last().expect("a block is not empty").clone();
     match kind {
