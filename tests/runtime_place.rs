@@ -50,7 +50,7 @@ fn a_placed_helpers_allocation_lands_on_its_node() {
     let node = placed.node.expect("this machine's CPUs are in node 0") as i64;
     let on_helper = Mutex::new(None);
     let arrived = AtomicUsize::new(0);
-    pool.dispatch_with_worker(2, false, |worker, _| {
+    pool.dispatch_with_worker(2, 2, |worker, _| {
         arrived.fetch_add(1, Ordering::SeqCst);
         let deadline = Instant::now() + Duration::from_secs(5);
         while arrived.load(Ordering::SeqCst) < 2 && Instant::now() < deadline {

@@ -147,15 +147,20 @@ impl Arenas {
         before != limit
     }
 
-    /// Binds a thread to arena `index % limit`, creating arenas up to it if needed.
-    pub(crate) fn attach_to(&self, index: usize, limit: usize) -> Option<usize> {
+    /// Binds a thread to arena `index % limit`, creating arenas up to it if needed; the
+    /// bind lock stays held until the binding is done (see [`Attached`]).
+    pub(crate) fn attach_to(&self, index: usize, limit: usize) -> Option<Attached<'_>> {
         let index = index % limit;
-        let _guard = self.lock();
+        let lock = self.lock();
         while self.created.load(Ordering::Relaxed) <= index {
             self.create(self.created.load(Ordering::Relaxed))?;
         }
         self.arenas[index].attached.fetch_add(1, Ordering::Relaxed);
-        Some(index)
+        Some(Attached {
+            arenas: self,
+            index,
+            _lock: lock,
+        })
     }
 
     /// Creates arena `index` (the next one); call with the bind lock held. Arena 0 is
@@ -216,6 +221,26 @@ impl Arenas {
         self.arenas
             .iter()
             .any(|a| a.attached.load(Ordering::Relaxed) > 0)
+    }
+}
+
+/// A thread just attached to arena `index`, with the bind lock held until this is dropped:
+/// the binding finishes under it. Making the thread's theap for the arena takes mimalloc's
+/// own locks (the heap's list of theaps), which no fork handler releases; a fork takes the
+/// bind lock first (`bind_lock.rs`), so it never copies the process while a binding holds
+/// one of them, and a child's helper binding the same arena cannot wait forever on it.
+pub(crate) struct Attached<'a> {
+    arenas: &'a Arenas,
+    pub(crate) index: usize,
+    _lock: BindGuard,
+}
+
+impl Attached<'_> {
+    /// The thread could not bind after all (mimalloc had no memory for its theap).
+    pub(crate) fn cancel(self) {
+        self.arenas.arenas[self.index]
+            .attached
+            .fetch_sub(1, Ordering::Relaxed);
     }
 }
 

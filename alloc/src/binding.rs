@@ -12,7 +12,7 @@
 //! memory valid: mimalloc marks it uninitialized, and allocating through it falls to the
 //! thread's re-initialised default theap (`alloc/tests/alloc_exit_order.rs`).
 
-use crate::arenas::Arenas;
+use crate::arenas::{Arenas, Attached};
 use crate::ffi::{self, mi_heap_t, mi_theap_t};
 use core::cell::Cell;
 use core::ptr;
@@ -89,7 +89,10 @@ pub(crate) fn bound(arenas: &Arenas) -> Option<Target> {
 /// Binds this thread to an arena of `arenas`, chosen by `choose`, and returns where to
 /// allocate: the arena, or the main heap while binding (re-entry), after exit, or if no
 /// arena could be had.
-pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> Target {
+pub(crate) fn bind<'a>(
+    arenas: &'a Arenas,
+    choose: impl FnOnce() -> Option<Attached<'a>>,
+) -> Target {
     if PHASE.with(Cell::get) != Phase::Free {
         return Target::main();
     }
@@ -99,7 +102,8 @@ pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> T
     let hook_alive = EXIT_HOOK.try_with(|_| ()).is_ok();
     let mut target = None;
     if hook_alive {
-        if let Some(index) = choose() {
+        if let Some(attached) = choose() {
+            let index = attached.index;
             // SAFETY: a created arena's heap, deleted only when the instance drops, which
             // cannot happen while this thread is attached to it (`choose` attached it).
             match unsafe { Target::of(arenas.heap(index)) } {
@@ -107,6 +111,9 @@ pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> T
                     // SAFETY: the calling thread's theap, just looked up; the hook drops
                     // this reference when the binding ends.
                     unsafe { ffi::_mi_theap_incref(bound.theap) };
+                    // The theap is made: the bind lock goes, before the hook releases the
+                    // thread's old binding, which takes it again.
+                    drop(attached);
                     BOUND.with(|b| b.set((arenas, bound)));
                     EXIT_HOOK.with(|hook| hook.rebind(arenas, index, bound.theap));
                     target = Some(bound);
@@ -114,7 +121,7 @@ pub(crate) fn bind(arenas: &Arenas, choose: impl FnOnce() -> Option<usize>) -> T
                 // Out of memory for the theap: stay unbound, so the next allocation tries
                 // again, rather than keep a sentinel that returns null (or takes mimalloc's
                 // slow path) for good.
-                None => arenas.detach(index),
+                None => attached.cancel(),
             }
         }
     }

@@ -4,6 +4,7 @@
 //! The caller is never pinned. Linux only; elsewhere the setting is accepted and helpers
 //! float.
 
+use crate::fork::PerProcess;
 use rayforce_tunables::cpu::{self, CpuSet, Place, Plan, SysRoot};
 use std::sync::{Mutex, MutexGuard};
 
@@ -48,14 +49,15 @@ pub struct HelperPlacement {
 pub(crate) struct Placement {
     mode: Place,
     on_place: Option<PlaceHook>,
-    state: Mutex<State>,
+    /// This process's: a forked child starts with no plan and no helpers. The parent's
+    /// thread ids name threads the child must never move, its plan was made for the
+    /// parent's mask (a child narrowed to other CPUs plans from its own), and its lock may
+    /// be held by a parent's thread that the child does not have.
+    state: PerProcess<Mutex<State>>,
 }
 
 #[derive(Default)]
 struct State {
-    /// The process the thread ids below belong to: in a child forked from it they name the
-    /// parent's threads, which the child must never move.
-    pid: u32,
     /// The process mask the plan was made for (boxed: 1 KiB).
     mask: Option<Box<CpuSet>>,
     plan: Option<Plan>,
@@ -68,23 +70,15 @@ impl Placement {
         Placement {
             mode,
             on_place,
-            state: Mutex::new(State::default()),
+            state: PerProcess::new(Mutex::default()),
         }
     }
 
-    /// The state, for this process: after a fork, the parent's helpers are forgotten. The
-    /// child's fresh crew usually starts as many helpers, which join again and replace them,
-    /// but one that cannot start threads (a thread limit) would leave the parent's thread ids
-    /// for a re-check to move the parent's threads. A panic elsewhere while the lock was
-    /// held leaves nothing half-written here.
+    /// The state, for this process (the field's note). A panic elsewhere while the lock
+    /// was held leaves nothing half-written here.
     fn lock(&self) -> MutexGuard<'_, State> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let pid = std::process::id();
-        if state.pid != pid {
-            state.pid = pid;
-            state.helpers.clear();
-        }
-        state
+        let state = self.state.get(|_| Mutex::default());
+        state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// On helper `index`'s own thread, as it starts: pins it to its spot, and returns where

@@ -4,17 +4,16 @@
 use crate::builder::MAX_WIDTH;
 use crate::crew::{Crew, StartError, ThreadStart};
 use crate::follow::Follow;
-use crate::fork;
+use crate::fork::{self, PerProcess};
 use crate::job::{self, Job, Liveness, Panics};
 #[cfg(target_os = "linux")]
 use crate::place::Placement;
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
-use crate::sync::unmodeled::AtomicPtr;
 use crate::sync::{self, thread_local, AtomicBool, AtomicU64, Ordering};
 use crate::tasks::{Chunks, Each, EachWithWorker, Participant, Tasks};
-use crate::unwind::AbortOnUnwind;
+use crate::unwind::{AbortOnUnwind, Panic};
 use rayforce_tunables::cpu::{self, CpuCounts};
 use std::cell::Cell;
 use std::ops::Range;
@@ -70,13 +69,8 @@ pub struct Pool {
     /// Where helpers are pinned, when placement is on (`place.rs`).
     #[cfg(target_os = "linux")]
     placement: Option<std::sync::Arc<Placement>>,
-    /// The helpers of this process.
-    ///
-    /// # Safety
-    /// Always a pointer from `Box::into_raw`. Freed only by `Pool::drop`; a crew replaced
-    /// after a fork is leaked (a dispatch in flight at the fork may still use it), so a
-    /// `&Crew` read from `&self` stays valid as long as that borrow.
-    crew: AtomicPtr<Crew>,
+    /// The helpers of this process: a forked child starts a fresh crew on next use.
+    crew: PerProcess<Crew>,
 }
 
 // The pool's state stays consistent when a task panics: the panic is caught where the
@@ -84,6 +78,16 @@ pub struct Pool {
 // so observing the pool after a caught panic shows no broken invariant.
 impl UnwindSafe for Pool {}
 impl RefUnwindSafe for Pool {}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("width", &self.width())
+            .field("wide_width", &self.wide_width())
+            .field("max_in_flight", &self.slots)
+            .finish_non_exhaustive()
+    }
+}
 
 impl Pool {
     /// Starts the pool's `width - 1` helpers; the wide ones start on first use. `fixed`:
@@ -124,7 +128,7 @@ impl Pool {
             on_start,
             #[cfg(target_os = "linux")]
             placement,
-            crew: AtomicPtr::new(Box::into_raw(Box::new(crew))),
+            crew: PerProcess::new(crew),
         })
     }
 
@@ -251,27 +255,19 @@ impl Pool {
     /// The crew of this process: after a fork, the child starts a fresh one here.
     #[inline]
     fn crew(&self) -> &Crew {
-        // Acquire: pairs with the Release exchange in `restart`: a crew is built before use.
-        let crew = self.crew.load(Ordering::Acquire);
-        // SAFETY: see the field's `# Safety`.
-        let crew = unsafe { &*crew };
-        if crew.shared.generation == fork::generation() {
-            crew
-        } else {
-            self.restart(crew)
-        }
+        self.crew.get(|stale| self.restart(stale))
     }
 
-    /// In a forked child: replaces the parent's crew (whose threads do not exist here) with
-    /// a fresh one of as many helpers. If no helper can be started, the fresh crew has none
-    /// and every dispatch runs on the caller.
+    /// In a forked child: a fresh crew with as many helpers as the parent's (whose threads
+    /// do not exist here). If no helper can be started, the fresh crew has none and every
+    /// dispatch runs on the caller.
     #[cold]
-    fn restart(&self, stale: &Crew) -> &Crew {
+    fn restart(&self, stale: &Crew) -> Crew {
         let generation = fork::generation();
         let (width, wide_width) = self.active();
         let helpers = stale.serving().max(width - 1);
         let (slots, limits) = (self.slots, self.limits);
-        let fresh = Crew::start(
+        Crew::start(
             helpers,
             slots,
             limits,
@@ -280,25 +276,7 @@ impl Pool {
             self.on_start.as_ref(),
         )
         .or_else(|_| Crew::start(0, slots, limits, generation, wide_width - 1, None))
-        .expect("a crew without helpers starts no thread");
-        let fresh = Box::into_raw(Box::new(fresh));
-        let stale = stale as *const Crew as *mut Crew;
-        // AcqRel: the Release publishes the fresh crew to `crew`'s Acquire; on failure, the
-        // Acquire reads the winner's. The stale crew is leaked (field `# Safety`); a racing
-        // restart that lost frees its own crew, never published.
-        match self
-            .crew
-            .compare_exchange(stale, fresh, Ordering::AcqRel, Ordering::Acquire)
-        {
-            // SAFETY: `fresh` is now the published crew (field `# Safety`).
-            Ok(_) => unsafe { &*fresh },
-            Err(current) => {
-                // SAFETY: `fresh` was never published; `current` is the winner's crew.
-                drop(unsafe { Box::from_raw(fresh) });
-                // SAFETY: see the field's `# Safety`.
-                unsafe { &*current }
-            }
-        }
+        .expect("a crew without helpers starts no thread")
     }
 
     /// Participants in a `dispatch`, the caller included: the active width, fewer if
@@ -357,13 +335,24 @@ impl Pool {
     /// Runs `f(task)` once for each `task` in `0..n_tasks`, on up to [`width`](Self::width)
     /// participants (the caller is one), and returns when all have run. Wakes at most
     /// `n_tasks - 1` helpers. If tasks panic, the others still run and the first panic
-    /// resumes here once no helper is inside the dispatch; the pool stays usable. Several
-    /// threads may dispatch at once: each dispatch takes a slot and the helpers share
-    /// themselves among them (up to [`max_in_flight`](crate::PoolBuilder::max_in_flight)
-    /// dispatches; with all slots taken, or from inside a task, the tasks run inline on the
-    /// caller).
+    /// resumes here once no helper is inside the dispatch; the pool stays usable.
+    ///
+    /// Several threads may dispatch at once: each dispatch takes a slot (up to
+    /// [`max_in_flight`](crate::PoolBuilder::max_in_flight) at once) and the helpers share
+    /// themselves among them. **Tasks may wait for each other** (a barrier across them, one
+    /// task waiting for what another sends), up to as many as the pool is wide: a dispatch
+    /// from outside the pool gets its helpers, waiting for a free slot while every slot is
+    /// taken, and each helper it posts for comes to it once free. **From inside a task** (of
+    /// any pool), a dispatch runs every task inline on the calling thread, in order: tasks
+    /// that wait for a later task of the same nested dispatch then never return. The
+    /// data-parallel operations, whose items never wait for one another, run inline instead
+    /// of waiting when every slot is taken.
+    ///
+    /// In a child process forked from inside one of its tasks, the dispatch returns once the
+    /// forking thread has run the tasks left: the tasks the parent's helpers held do not
+    /// complete there (README "Fork").
     pub fn dispatch<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
-        self.run(n_tasks, &Each(f), Region::NARROW);
+        self.run_resuming(n_tasks, &Each(f), Region::NARROW);
     }
 
     /// Like [`dispatch`](Self::dispatch), for latency-bound work: up to
@@ -371,44 +360,63 @@ impl Pool {
     /// policy leaves idle. The extra helpers start on first use; if they cannot be started,
     /// the dispatch runs on those that exist.
     pub fn dispatch_wide<F: Fn(usize) + Sync>(&self, n_tasks: usize, f: F) {
-        self.run(n_tasks, &Each(f), Region::WIDE);
+        self.run_resuming(n_tasks, &Each(f), Region::WIDE);
     }
 
-    /// Like [`dispatch`](Self::dispatch) (or [`dispatch_wide`](Self::dispatch_wide) with
-    /// `wide`), and passes each task the index of the worker that runs it, for scratch space
-    /// kept per worker: `f(worker, task)`. Worker 0 is the calling thread; worker k is
-    /// helper k, the same thread from one dispatch to the next. Indices are below
-    /// [`wide_width`](Self::wide_width) (any helper may serve a narrow dispatch), and no two
-    /// threads of one dispatch share one; a dispatch from inside a task runs inline, on
-    /// worker 0.
+    /// Like [`dispatch`](Self::dispatch), on at most `workers` participants, and passes each
+    /// task the index of the worker that runs it, for scratch space kept per worker:
+    /// `f(worker, task)` with `worker < workers`, always, whatever the pool's width has
+    /// become since the scratch was sized (a re-check that widened the pool, a `resize`):
+    /// size the scratch once and pass its length. Worker 0 is the calling thread; worker k
+    /// is helper k, the same thread from one dispatch to the next, and no two threads of one
+    /// dispatch share an index. Past [`width`](Self::width), `workers` takes in the SMT
+    /// siblings as [`dispatch_wide`](Self::dispatch_wide) does; the pool's wide width caps
+    /// it. A dispatch from inside a task runs inline, on worker 0.
+    ///
+    /// # Panics
+    /// If `workers` is 0 (the caller is worker 0), or if a task panics (as `dispatch`).
     ///
     /// ```
     /// use std::sync::Mutex;
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
-    /// // One buffer per worker, reused from dispatch to dispatch.
-    /// let scratch: Vec<Mutex<Vec<u64>>> = (0..pool.wide_width()).map(|_| Mutex::default()).collect();
-    /// pool.dispatch_with_worker(8, false, |worker, task| {
+    /// // One buffer per worker, sized once and reused from dispatch to dispatch.
+    /// let scratch: Vec<Mutex<Vec<u64>>> = (0..pool.width()).map(|_| Mutex::default()).collect();
+    /// pool.dispatch_with_worker(8, scratch.len(), |worker, task| {
     ///     scratch[worker].lock().unwrap().push(task as u64);
     /// });
     /// let all: u64 = scratch.iter().flat_map(|s| s.lock().unwrap().clone()).sum();
     /// assert_eq!(all, 28);
     /// ```
-    pub fn dispatch_with_worker<F>(&self, n_tasks: usize, wide: bool, f: F)
+    pub fn dispatch_with_worker<F>(&self, n_tasks: usize, workers: usize, f: F)
     where
         F: Fn(usize, usize) + Sync,
     {
-        let region = if wide { Region::WIDE } else { Region::NARROW };
-        self.run(n_tasks, &EachWithWorker(f), region);
+        assert!(
+            workers > 0,
+            "dispatch_with_worker: workers = 0 (expected at least 1: the caller is worker 0)"
+        );
+        let region = Region {
+            wide: workers > self.width(),
+            participants: workers,
+            workers,
+            ..Region::NARROW
+        };
+        self.run_resuming(n_tasks, &EachWithWorker(f), region);
     }
 
     /// The data-parallel operations' hook (`ops/`, README "The operations' hook"): runs
     /// `f(participant, range)` over claimed ranges of `0..n_tasks`, on at most `region`'s
     /// participants, each participant's `slot` below that; once `region.stop` is set, no
-    /// participant claims another range.
-    /// Returns whether every task ran (or the stop flag cut the region short): false only
-    /// in a child forked from inside a task, where the tasks the parent's helpers held never
-    /// finish (README "Fork").
-    pub(crate) fn run_chunks<F>(&self, n_tasks: usize, region: Region<'_>, f: F) -> bool
+    /// participant claims another range. `Err` only in a child forked from inside a task,
+    /// where the tasks the parent's helpers held never finish (README "Fork"), with the
+    /// region's first panic, not resumed: what the operation's participants wrote must be
+    /// leaked before anything unwinds.
+    pub(crate) fn run_chunks<F>(
+        &self,
+        n_tasks: usize,
+        region: Region<'_>,
+        f: F,
+    ) -> Result<(), Forked>
     where
         F: Fn(Participant, Range<usize>) + Sync,
     {
@@ -430,10 +438,18 @@ impl Pool {
         }
     }
 
-    /// Runs the region; false if a task forked and this is the child (README "Fork").
-    fn run<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) -> bool {
+    /// Runs the region, resuming its first panic, also in a child forked from inside a
+    /// task (which runs the tasks left and returns, README "Fork").
+    fn run_resuming<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) {
+        if let Err(Forked(panic)) = self.run(n_tasks, closure, region) {
+            job::resume(panic);
+        }
+    }
+
+    /// Runs the region (README "Dispatch"); `Err` if a task forked and this is the child.
+    fn run<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) -> Result<(), Forked> {
         if n_tasks == 0 {
-            return true;
+            return Ok(());
         }
         if self.follow.due() {
             self.refresh();
@@ -450,10 +466,14 @@ impl Pool {
         let counters = shared.counters.callers();
         Counters::bump(&counters.dispatches);
         let alive = Liveness::new();
-        let slot = if n_tasks > 1 && helpers > 0 && !IN_TASK.with(Cell::get) {
+        // Step 1. Tasks that may wait for each other wait for a slot; an operation's items
+        // never do, so they run inline rather than wait.
+        let slot = if n_tasks < 2 || helpers == 0 || IN_TASK.with(Cell::get) {
+            None
+        } else if region.independent || const { crate::sync::broken("inline_when_full") } {
             shared.signal.own_slot()
         } else {
-            None
+            Some(shared.signal.wait_for_slot())
         };
         let Some(slot) = slot else {
             Counters::bump(&counters.inline_dispatches);
@@ -461,7 +481,7 @@ impl Pool {
             let job = Job::new(closure, n_tasks, 1, region.stop, &alive);
             as_task(|| job.run(Participant::CALLER, 0..n_tasks, &panics));
             panics.resume();
-            return true;
+            return Ok(());
         };
         let permits = if const { crate::sync::broken("signal_all") } {
             helpers // deliberately broken: wakes helpers that can find no task
@@ -477,11 +497,14 @@ impl Pool {
         owned.publish(&job);
         // README "Waking late": an operation's many items wake sleeping helpers only once the
         // caller has worked as long as a wake-up takes; spinning helpers join at once.
-        let wake_late = region.wake_late && job.sized_by_clock();
+        let wake_late = region.independent && job.sized_by_clock();
         // Read before the post: it times the caller's first task and dates the region for
         // the stream rule below.
         let first_began = job.first_task_began();
-        let mut asleep = signal.post(slot, permits as u32, wide_width - 1, !wake_late);
+        // The highest helper index that may take a permit: any active one, below the
+        // caller's bound on worker indices.
+        let helper_limit = (wide_width - 1).min(region.workers - 1);
+        let mut asleep = signal.post(slot, permits as u32, helper_limit, !wake_late);
         // README "Streams of short regions": regions too short to wake a helper each, back
         // to back, wake it for the ones that follow.
         if asleep && owned.stream.wakes(first_began, signal.block_cost()) {
@@ -536,8 +559,7 @@ impl Pool {
             // only in the parent, and this crew is abandoned (README "Fork").
             guard.disarm();
             alive.end();
-            owned.panics.resume();
-            return false;
+            return Err(Forked(owned.panics.take()));
         }
         if const { crate::sync::broken("complete_on_signal") } {
             // Deliberately broken: returns once no permit is left, not when work is done.
@@ -552,21 +574,40 @@ impl Pool {
         let panic = owned.panics.take();
         owned.release();
         job::resume(panic);
-        true
+        Ok(())
     }
 }
 
-/// How a region runs: narrow or wide, on how many participants at most, and with what flag
-/// to stop claiming.
+/// A region cut short by a fork from inside one of its tasks, seen from the child (README
+/// "Fork"), with the first panic its participants caught there, if any.
+pub(crate) struct Forked(Option<Panic>);
+
+impl Forked {
+    /// Panics, saying that the operation's results are missing here. The payload kept is
+    /// leaked, not dropped: a helper of the parent may have made it.
+    pub(crate) fn panic_in_child(self) -> ! {
+        std::mem::forget(self.0);
+        panic!(
+            "a task forked inside a data-parallel operation: in the child, the results of the \
+             parent's helpers are missing"
+        )
+    }
+}
+
+/// How a region runs: narrow or wide, on how many participants at most, below what worker
+/// index, with what flag to stop claiming, and whether its tasks may wait for each other.
 #[derive(Clone, Copy)]
 pub(crate) struct Region<'a> {
     pub(crate) wide: bool,
     pub(crate) participants: usize,
+    /// Every participant's worker index is below this (`dispatch_with_worker`'s bound).
+    pub(crate) workers: usize,
     pub(crate) stop: Option<&'a AtomicBool>,
-    /// Whether sleeping helpers are woken only once the caller has worked as long as a
-    /// wake-up takes (README "Waking late"): for operations, whose items never wait for
-    /// one another; `dispatch`'s tasks may, so it wakes at once.
-    pub(crate) wake_late: bool,
+    /// Whether its tasks never wait for one another, as an operation's items: then sleeping
+    /// helpers are woken only once the caller has worked as long as a wake-up takes (README
+    /// "Waking late"), and with every slot taken the tasks run inline. `dispatch`'s tasks
+    /// may wait for each other: it wakes at once, and waits for a slot.
+    pub(crate) independent: bool,
 }
 
 impl Region<'_> {
@@ -574,15 +615,14 @@ impl Region<'_> {
     const NARROW: Region<'static> = Region {
         wide: false,
         participants: usize::MAX,
+        workers: usize::MAX,
         stop: None,
-        wake_late: false,
+        independent: false,
     };
     /// As `dispatch_wide`: up to the pool's wide width, every task.
     const WIDE: Region<'static> = Region {
         wide: true,
-        participants: usize::MAX,
-        stop: None,
-        wake_late: false,
+        ..Region::NARROW
     };
 }
 
@@ -597,21 +637,6 @@ fn as_task<R>(f: impl FnOnce() -> R) -> R {
 /// Marks the current (helper) thread as running pool tasks for its whole life.
 pub(crate) fn mark_helper_thread() {
     IN_TASK.with(|t| t.set(true));
-}
-
-impl Drop for Pool {
-    /// Stops and joins every helper. In a forked child that never used the pool, the
-    /// parent's helpers do not exist here: their crew is leaked, not joined.
-    fn drop(&mut self) {
-        let crew = self.crew.load(Ordering::Acquire);
-        // SAFETY: `&mut self`: no borrow of the crew is left (field `# Safety`).
-        let crew = unsafe { Box::from_raw(crew) };
-        if crew.shared.generation == fork::generation() {
-            drop(crew);
-        } else {
-            std::mem::forget(crew);
-        }
-    }
 }
 
 /// The active widths of a pool, and whether they were set explicitly (in the builder, by

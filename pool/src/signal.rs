@@ -95,10 +95,28 @@ impl Signal {
     }
 
     /// Dispatch step 1: a free slot, now owned by the caller; `None` when every slot has a
-    /// dispatch in flight (the caller then runs its tasks inline).
+    /// dispatch in flight (an operation then runs its items inline).
     #[inline]
     pub(crate) fn own_slot(&self) -> Option<usize> {
         self.slots.iter().position(Slot::try_own)
+    }
+
+    /// Dispatch step 1 for tasks that may wait for each other: a free slot, waiting while
+    /// every slot has a dispatch in flight (README "Sharing"). Each of those ends without
+    /// this caller (their callers run their own tasks, and the caller here is in none of
+    /// them: a caller inside a task never waits), so one comes free; the wait backs off
+    /// from spinning to sleeps of 100 us, which a dispatch that found every slot taken
+    /// may add to its start.
+    #[cold]
+    pub(crate) fn wait_for_slot(&self) -> usize {
+        let mut round = 0;
+        loop {
+            if let Some(slot) = self.own_slot() {
+                return slot;
+            }
+            sync::back_off(round);
+            round = round.saturating_add(1);
+        }
     }
 
     /// Dispatch step 3: posts `permits` in `slot` for helpers up to `helper_limit` (the

@@ -279,7 +279,7 @@ fn the_worker_index_is_the_same_thread_from_dispatch_to_dispatch() {
     let threads: Vec<std::sync::Mutex<Vec<std::thread::ThreadId>>> =
         (0..pool.wide_width()).map(|_| Default::default()).collect();
     for _ in 0..200 {
-        pool.dispatch_with_worker(8, true, |worker, _| {
+        pool.dispatch_with_worker(8, threads.len(), |worker, _| {
             threads[worker]
                 .lock()
                 .unwrap()

@@ -1,11 +1,14 @@
 //! `fork()` and the pool: a child forked from inside a task finishes the dispatch it was in
 //! and gets fresh helpers for the next one; a child forked from a helper's task exits when
-//! that task returns; a child forked between dispatches runs in parallel again. Children
+//! that task returns; a child forked between dispatches runs in parallel again; a child
+//! forked inside an operation drops nothing a helper of the parent was writing. Children
 //! run with a deadline: a hang is a failure, not a stuck test.
 #![cfg(not(rayforce_loom))] // real threads and processes
 
+use rayforce_pool::prelude::*;
 use rayforce_pool::Pool;
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How many forks each test makes (the issue asks for 1,000 of each kind).
@@ -23,8 +26,18 @@ fn child_deadline() {
     unsafe { libc::alarm(10) };
 }
 
-/// In the parent: the child's exit code, or a failure naming `what` if it hangs 10 s.
+/// In the parent: checks that the child exited with 0; a failure naming `what` if it did
+/// not, or hangs 10 s.
 fn wait_child(pid: libc::pid_t, what: &str) {
+    let status = child_status(pid, what);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{what}: child status {status:#x}"
+    );
+}
+
+/// In the parent: the child's status, or a failure naming `what` if it hangs 10 s.
+fn child_status(pid: libc::pid_t, what: &str) -> i32 {
     assert!(pid > 0, "{what}: fork failed");
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut status = 0;
@@ -44,10 +57,7 @@ fn wait_child(pid: libc::pid_t, what: &str) {
         }
         std::thread::sleep(Duration::from_micros(200));
     }
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{what}: child status {status:#x}"
-    );
+    status
 }
 
 /// Two tasks that wait for each other: they finish only if a helper runs one of them.
@@ -168,4 +178,198 @@ fn a_child_forked_between_dispatches_runs_them_in_parallel() {
         }
         wait_child(pid, &format!("round {round}: fork between dispatches"));
     }
+}
+
+/// What the tasks keep rewriting while the caller forks: a vector of boxes, freed and
+/// allocated again on every item, so the fork lands inside a helper's rewrite often. Each
+/// has an id, and its drop marks the id: a second drop of one value (which the system
+/// allocator may not catch across threads) sets `DROPPED_TWICE`.
+struct Rewritten {
+    id: usize,
+    #[allow(clippy::vec_box)] // the point: many allocations, each freed on its own
+    _boxes: Vec<Box<usize>>,
+}
+
+static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
+static DROPPED: std::sync::OnceLock<Vec<AtomicBool>> = std::sync::OnceLock::new();
+static DROPPED_TWICE: AtomicBool = AtomicBool::new(false);
+
+impl Rewritten {
+    fn new(seed: usize) -> Rewritten {
+        let dropped =
+            DROPPED.get_or_init(|| (0..1 << 23).map(|_| AtomicBool::new(false)).collect());
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        assert!(id < dropped.len(), "more values than ids");
+        Rewritten {
+            id,
+            _boxes: (0..64).map(|k| Box::new(seed + k)).collect(),
+        }
+    }
+}
+
+impl Default for Rewritten {
+    fn default() -> Rewritten {
+        Rewritten::new(0)
+    }
+}
+
+impl Drop for Rewritten {
+    fn drop(&mut self) {
+        let dropped = &DROPPED.get().expect("made by `new`")[self.id];
+        if dropped.swap(true, Ordering::Relaxed) {
+            DROPPED_TWICE.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Forks this many times inside each operation (the issue saw 4-7 of 30 children of a
+/// `fold` corrupt their heap).
+const FORKS_INSIDE: usize = 30;
+
+/// Runs `operation` until its tasks forked `FORKS_INSIDE` times in all: each task calls
+/// `fork_once`, which forks on the caller once per run, once a helper's task has counted a
+/// rewrite in `rewrites`, and says whether this is the child. A child exits once
+/// `operation` returned or unwound, with `in_child`'s verdict on its outcome as its exit
+/// code; `check` gets each child's pid in the parent.
+fn fork_inside<R>(
+    operation: impl Fn(&(dyn Fn() -> bool + Sync), &AtomicUsize) -> R,
+    in_child: impl Fn(std::thread::Result<R>) -> bool,
+    check: impl Fn(libc::pid_t, usize),
+) {
+    let caller = std::thread::current().id();
+    let mut forks = 0;
+    for _ in 0..20 * FORKS_INSIDE {
+        let (rewrites, child) = (AtomicUsize::new(0), AtomicI32::new(-1));
+        let fork_once = || {
+            let mine = std::thread::current().id() == caller;
+            if mine && child.load(Ordering::SeqCst) == -1 && rewrites.load(Ordering::SeqCst) > 0 {
+                // SAFETY: the child only runs this test's code, then _exits.
+                let pid = unsafe { libc::fork() };
+                if pid == 0 {
+                    child_deadline();
+                }
+                child.store(pid, Ordering::SeqCst);
+            }
+            child.load(Ordering::SeqCst) == 0
+        };
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| operation(&fork_once, &rewrites)));
+        match child.load(Ordering::SeqCst) {
+            0 => exit_child(in_child(outcome)),
+            -1 => continue, // no helper took part this time
+            pid => {
+                assert!(outcome.is_ok(), "the parent's operation completes");
+                check(pid, forks);
+                forks += 1;
+                if forks == FORKS_INSIDE {
+                    return;
+                }
+            }
+        }
+    }
+    panic!("only {forks} of {FORKS_INSIDE} runs had a helper to fork beside");
+}
+
+/// A task's work: rewrites `state`, counting it in `rewrites` when a helper does it.
+fn rewrite(
+    state: &mut Rewritten,
+    seed: usize,
+    caller: std::thread::ThreadId,
+    rewrites: &AtomicUsize,
+) {
+    *state = Rewritten::new(seed);
+    if std::thread::current().id() != caller {
+        rewrites.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Whether the child's operation panicked saying the parent's results are missing, having
+/// dropped no value twice.
+fn panicked_for_the_fork<R>(outcome: std::thread::Result<R>) -> bool {
+    !DROPPED_TWICE.load(Ordering::Relaxed)
+        && outcome.err().is_some_and(|payload| {
+            payload
+                .downcast_ref::<&str>()
+                .is_some_and(|m| m.contains("forked inside a data-parallel operation"))
+        })
+}
+
+#[test]
+fn a_child_forked_inside_fold_drops_no_state_a_helper_was_writing() {
+    let pool = pool();
+    let caller = std::thread::current().id();
+    fork_inside(
+        |fork_once, rewrites| {
+            pool.fold(
+                2_000,
+                Rewritten::default,
+                |state, i| {
+                    fork_once();
+                    rewrite(state, i, caller, rewrites);
+                },
+                |a, _| a,
+            )
+        },
+        panicked_for_the_fork,
+        |pid, fork| wait_child(pid, &format!("fork {fork} inside fold")),
+    );
+}
+
+#[test]
+fn a_child_forked_inside_map_drops_no_result_a_helper_was_writing() {
+    let pool = pool();
+    let caller = std::thread::current().id();
+    fork_inside(
+        |fork_once, rewrites| {
+            pool.map(2_000, |i| {
+                fork_once();
+                let mut state = Rewritten::default();
+                rewrite(&mut state, i, caller, rewrites);
+                state
+            })
+        },
+        panicked_for_the_fork,
+        |pid, fork| wait_child(pid, &format!("fork {fork} inside map")),
+    );
+}
+
+#[test]
+fn a_child_forked_inside_for_each_mut_aborts_before_the_caller_sees_the_items() {
+    let pool = pool();
+    let caller = std::thread::current().id();
+    // The children's stderr, read back here: the abort must be the pool's, not a double
+    // free's (both end in SIGABRT).
+    let mut pipe = [0; 2];
+    // SAFETY: `pipe` is an array of two descriptors, as pipe(2) writes.
+    assert_eq!(unsafe { libc::pipe(pipe.as_mut_ptr()) }, 0);
+    fork_inside(
+        |fork_once, rewrites| {
+            let mut items: Vec<Rewritten> = (0..2_000).map(|_| Rewritten::default()).collect();
+            pool.for_each_mut(&mut items, |i, item| {
+                if fork_once() {
+                    // SAFETY: dup2 on descriptors this (child) process owns.
+                    unsafe { libc::dup2(pipe[1], 2) };
+                }
+                rewrite(item, i, caller, rewrites);
+            });
+        },
+        |_| false, // not reached: the child aborts inside the operation
+        |pid, fork| {
+            let status = child_status(pid, &format!("fork {fork} inside for_each_mut"));
+            assert!(
+                libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGABRT,
+                "fork {fork}: child status {status:#x}"
+            );
+        },
+    );
+    // SAFETY: closing this process's write end, so the read below ends with the children.
+    unsafe { libc::close(pipe[1]) };
+    // SAFETY: the read end is this process's, open, and owned by the `File` from here.
+    let mut read_end = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(pipe[0]) };
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut read_end, &mut said).unwrap();
+    let aborts = said.matches("forked inside `for_each_mut`").count();
+    assert_eq!(
+        aborts, FORKS_INSIDE,
+        "every child said why it aborted: {said:?}"
+    );
 }

@@ -22,7 +22,7 @@ fn own_mask() -> CpuSet {
 fn where_workers_run(pool: &Pool, width: usize) -> Vec<(CpuSet, usize)> {
     let seen: Vec<Mutex<Option<(CpuSet, usize)>>> = (0..width).map(|_| Mutex::new(None)).collect();
     let arrived = std::sync::atomic::AtomicUsize::new(0);
-    pool.dispatch_with_worker(width, false, |worker, _| {
+    pool.dispatch_with_worker(width, width, |worker, _| {
         arrived.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let deadline = Instant::now() + Duration::from_secs(5);
         while arrived.load(std::sync::atomic::Ordering::SeqCst) < width && Instant::now() < deadline

@@ -266,8 +266,7 @@ fn widths_beyond_the_bound_are_clamped_by_resize_and_refused_by_the_builder() {
     let refused = |builder: rayforce_pool::PoolBuilder, named: &str| {
         let err = builder
             .build()
-            .err()
-            .expect("an out-of-range setting builds no pool");
+            .expect_err("an out-of-range setting builds no pool");
         let message = err.to_string();
         assert!(message.contains(named), "{message}");
         assert!(message.contains("at most"), "{message}");

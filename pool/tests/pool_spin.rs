@@ -131,7 +131,7 @@ fn a_caller_spinning_on_its_helpers_cpu_lets_it_run() {
     let stats = on_pinned_pool(cpu, cpu, 5_000, |pool| {
         for _ in 0..200 {
             let helper_began = AtomicUsize::new(0);
-            pool.dispatch_with_worker(2, false, |worker, _| {
+            pool.dispatch_with_worker(2, 2, |worker, _| {
                 if worker == 0 {
                     while helper_began.load(Ordering::SeqCst) == 0 {
                         std::thread::yield_now();

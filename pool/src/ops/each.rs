@@ -2,7 +2,7 @@
 //! by `&mut` on whichever participant claimed it. An output written from inputs of the same
 //! length is a `for_each_mut` over the output that reads the inputs by index.
 
-use super::region::{complete, Disjoint, Runs};
+use super::region::{complete_in_place, run_region, span, Disjoint, Runs};
 use crate::job::Panics;
 use crate::tasks;
 
@@ -29,13 +29,13 @@ pub trait ParallelEach: Runs {
         let n = items.len();
         let items = Disjoint::new(items);
         let panics = Panics::new();
-        let ran = self.run_region(n, usize::MAX, None, &|_, range| {
+        let outcome = run_region(self, n, usize::MAX, None, &|_, range| {
             // SAFETY: claimed ranges are disjoint.
             let part = unsafe { items.range(range.clone()) };
             each_item(part, range.start, &panics, &f);
         });
+        complete_in_place(outcome, "for_each_mut");
         panics.resume();
-        complete(ran);
     }
 
     /// Calls `f(offset, part)` on consecutive parts of `items` that together cover it once,
@@ -67,12 +67,12 @@ pub trait ParallelEach: Runs {
         let items = Disjoint::new(items);
         // A panic is caught where the part ran (the hook's) and resumes once the region
         // is over.
-        let ran = self.run_region(n, usize::MAX, None, &|_, range| {
+        let outcome = run_region(self, n, usize::MAX, None, &|_, range| {
             let offset = range.start;
             // SAFETY: claimed ranges are disjoint.
             f(offset, unsafe { items.range(range) });
         });
-        complete(ran);
+        complete_in_place(outcome, "parts_mut");
     }
 
     /// Calls `f(chunk_index, chunk)` for consecutive chunks of `size` items of `items` (the
@@ -101,16 +101,17 @@ pub trait ParallelEach: Runs {
         let len = items.len();
         let items = Disjoint::new(items);
         let panics = Panics::new();
-        let ran = self.run_region(len.div_ceil(size), usize::MAX, None, &|_, chunks| {
+        let outcome = run_region(self, len.div_ceil(size), usize::MAX, None, &|_, chunks| {
             tasks::each(chunks, &panics, |chunk| {
+                // Below `len`: `chunk` is below `len.div_ceil(size)`.
                 let start = chunk * size;
                 // SAFETY: claimed chunk indices are disjoint, and so are their items.
-                let part = unsafe { items.range(start..(start + size).min(len)) };
+                let part = unsafe { items.range(span(start, size, len)) };
                 f(chunk, part);
             });
         });
+        complete_in_place(outcome, "chunks_mut");
         panics.resume();
-        complete(ran);
     }
 }
 

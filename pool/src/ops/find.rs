@@ -2,7 +2,7 @@
 //! and no participant claims another range (ranges in flight end at their next check, at
 //! most `MAX_BLOCK` items later); the caller returns the least index found.
 
-use super::region::{complete, Runs};
+use super::region::{complete, run_region, span, Runs};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 /// How many items a participant tests between looks at the stop flag inside one range: the
@@ -100,13 +100,13 @@ fn find_in_blocks<R: Runs + ?Sized>(
 ) -> Option<usize> {
     let stop = AtomicBool::new(false);
     let found = AtomicUsize::new(usize::MAX);
-    let ran = runs.run_region(n, usize::MAX, Some(&stop), &|_, range| {
+    let outcome = run_region(runs, n, usize::MAX, Some(&stop), &|_, range| {
         let (mut from, mut block) = (range.start, FIRST_BLOCK);
         while from < range.end {
             // Blocks with no atomic inside, so the compiler keeps what the search reads in
             // registers through a block (a load of the flag in the loop made it reload
             // every capture on every item: 3x slower than a plain loop).
-            let to = range.end.min(from + block);
+            let to = span(from, block, range.end).end;
             if let Some(i) = search(from, to) {
                 found.fetch_min(i, Ordering::Relaxed);
                 stop.store(true, Ordering::Relaxed);
@@ -123,7 +123,7 @@ fn find_in_blocks<R: Runs + ?Sized>(
     let found = found.load(Ordering::Relaxed);
     if found == usize::MAX {
         // Nothing found here; cut short by a fork, the parent's helpers may have.
-        complete(ran);
+        complete(outcome, ());
     }
     (found != usize::MAX).then_some(found)
 }

@@ -4,7 +4,7 @@
 //! `Combine`; oneTBB's `parallel_reduce`). Unlike a state per split, `init` runs at most
 //! once per participant of a region, whatever the number of ranges.
 
-use super::region::{complete, PerParticipant, Runs};
+use super::region::{complete, run_region, PerParticipant, Runs};
 use std::iter::Sum;
 use std::ops::Range;
 
@@ -157,9 +157,8 @@ where
     F: Fn(&mut S, Range<usize>) + Sync,
 {
     let states = PerParticipant::new(runs.region_width());
-    let ran = runs.run_region(n, states.participants(), None, &|who, range| {
+    let outcome = run_region(runs, n, states.participants(), None, &|who, range| {
         states.with(who, init, |state| fold(state, range));
     });
-    complete(ran);
-    states.into_states()
+    complete(outcome, states).into_states()
 }

@@ -3,8 +3,9 @@
 //! panics, every result already written is dropped exactly once, nothing else is, and the
 //! panic resumes on the caller.
 
-use super::region::{complete, Disjoint, Runs};
+use super::region::{complete, run_region, Disjoint, Runs};
 use crate::job::Panics;
+use crate::unwind;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -75,17 +76,15 @@ where
     // Indices whose call panicked (no result there), and the first panic.
     let holes: Mutex<Vec<usize>> = Mutex::new(Vec::new());
     let panics = Panics::new();
-    let ran = runs.run_region(n, usize::MAX, None, &|_, range| {
+    let outcome = run_region(runs, n, usize::MAX, None, &|_, range| {
         // SAFETY: claimed ranges are disjoint.
         let part = unsafe { slots.range(range.clone()) };
         write(range, part, &panics, &holes);
     });
+    // Forked from inside a call: which results the parent's helpers wrote is unknown here,
+    // so none is dropped (the storage is freed, its items leaked).
+    let (holes, panics) = complete(outcome, (holes, panics));
     let holes = holes.into_inner().unwrap_or_else(|p| p.into_inner());
-    if !ran {
-        // Forked from inside a call: which results the parent's helpers wrote is
-        // unknown here, so none is dropped (the storage is freed, its items leaked).
-        complete(ran);
-    }
     if holes.is_empty() {
         // SAFETY: every index ran (a region runs every task it is given) and wrote its
         // result; none panicked.
@@ -138,17 +137,22 @@ fn write_results<U, X, F>(
     }
 }
 
-/// Drops every result of `slots` but those at `holes`, the indices whose call panicked.
+/// Drops every result of `slots` but those at `holes`, the indices whose call panicked. A
+/// `Drop` that panics does not stop the others, as a slice's drop glue goes on: its payload
+/// is discarded, so the call's panic is the one that resumes.
 fn drop_written<U>(slots: &mut [MaybeUninit<U>], mut holes: Vec<usize>) {
     holes.sort_unstable();
     let mut holes = holes.into_iter().peekable();
     for (i, slot) in slots.iter_mut().enumerate() {
         if holes.peek() == Some(&i) {
             holes.next();
-        } else {
-            // SAFETY: every index but the holes wrote its result, and nothing else drops
-            // it: the `Vec` never took it (its length stays 0).
-            unsafe { slot.assume_init_drop() };
+            continue;
+        }
+        // SAFETY: every index but the holes wrote its result, and nothing else drops it:
+        // the `Vec` never took it (its length stays 0), and each is dropped once here.
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| unsafe { slot.assume_init_drop() }));
+        if let Err(payload) = dropped {
+            unwind::discard(payload);
         }
     }
 }

@@ -1,70 +1,107 @@
 //! What the operations share: the runner they run on ([`Runs`]: a pool, narrow or wide),
-//! a slice participants write in disjoint ranges, and state kept per participant.
+//! the hook into it and what a region's end means for what its participants wrote, a slice
+//! participants write in disjoint ranges, and state kept per participant.
 
-use crate::pool::Region;
+use crate::pool::{Forked, Region};
 use crate::sync::{AtomicBool, UnsafeCell};
 use crate::{Participant, Pool};
 use std::marker::PhantomData;
 use std::ops::Range;
 
+/// The seal: a trait of a private module, so its method cannot be named, let alone called,
+/// outside the crate.
 mod sealed {
-    pub trait Sealed {}
+    pub trait Sealed {
+        /// The pool, and whether its regions run wide.
+        fn pool_and_wide(&self) -> (&crate::Pool, bool);
+    }
 }
 
 /// What the data-parallel operations run on: a [`Pool`] (as
 /// [`dispatch`](Pool::dispatch)) or [`Wide`] (`pool.wide()`, as
 /// [`dispatch_wide`](Pool::dispatch_wide)). Sealed: the operations are the pool's.
 pub trait Runs: Sync + sealed::Sealed {
-    /// The pool, and whether its regions run wide.
-    #[doc(hidden)]
-    fn pool_and_wide(&self) -> (&Pool, bool);
-
     /// The most participants a region runs on now (the pool's width, or wide width).
     fn region_width(&self) -> usize {
         let (pool, wide) = self.pool_and_wide();
         pool.region_width(wide)
     }
+}
 
-    /// The hook: `f(participant, range)` over claimed ranges of `0..n`, on at most
-    /// `participants` participants; none claims another range once `stop` is set. Returns
-    /// as [`complete`] wants it.
-    #[doc(hidden)]
-    fn run_region(
-        &self,
-        n: usize,
-        participants: usize,
-        stop: Option<&AtomicBool>,
-        f: &(dyn Fn(Participant, Range<usize>) + Sync),
-    ) -> bool {
-        let (pool, wide) = self.pool_and_wide();
-        let region = Region {
-            wide,
-            participants,
-            stop,
-            wake_late: true,
-        };
-        pool.run_chunks(n, region, f)
+/// The hook: `f(participant, range)` over claimed ranges of `0..n` on `runs`, on at most
+/// `participants` participants; none claims another range once `stop` is set. Its outcome
+/// goes to [`complete`] or [`complete_in_place`].
+pub(crate) fn run_region<R: Runs + ?Sized>(
+    runs: &R,
+    n: usize,
+    participants: usize,
+    stop: Option<&AtomicBool>,
+    f: &(dyn Fn(Participant, Range<usize>) + Sync),
+) -> Outcome {
+    let (pool, wide) = runs.pool_and_wide();
+    let region = Region {
+        wide,
+        participants,
+        workers: usize::MAX,
+        stop,
+        independent: true,
+    };
+    pool.run_chunks(n, region, f)
+}
+
+/// How a region ended: every task ran (or the stop flag cut it short), or a task forked and
+/// this process is the child, where the tasks the parent's helpers held never finish
+/// (README "Fork").
+pub(crate) type Outcome = Result<(), Forked>;
+
+/// After a region whose participants wrote into `written` (state, results, bookkeeping the
+/// operation owns): `written`, if every task ran. In a child forked from inside one of the
+/// region's tasks, a helper of the parent may have been halfway through writing any part of
+/// it: it is leaked, never dropped, and the child panics rather than return a result with
+/// parts missing.
+pub(crate) fn complete<W>(outcome: Outcome, written: W) -> W {
+    match outcome {
+        Ok(()) => written,
+        Err(forked) => {
+            std::mem::forget(written);
+            forked.panic_in_child()
+        }
     }
 }
 
-/// After a region: panics if it was cut short by a fork from inside one of its tasks (this
-/// process is the child, and what the parent's helpers were computing never arrives here),
-/// rather than return a result with parts missing.
-pub(crate) fn complete(ran_every_task: bool) {
-    assert!(
-        ran_every_task,
-        "a task forked inside a data-parallel operation: in the child, the results of the \
-         parent's helpers are missing"
-    );
+/// After a region whose participants wrote into the caller's slice (`operation`): in a
+/// child forked from inside one of its tasks, items of the slice may be halfway written by
+/// a helper of the parent, and unwinding would hand them to the caller's code to read and
+/// drop (a double free, for an item whose old value was dropped and new one not yet
+/// written). The child aborts instead, saying why; a child that forks to `exec` or to
+/// `_exit` never gets here.
+pub(crate) fn complete_in_place(outcome: Outcome, operation: &str) {
+    if outcome.is_err() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "rayforce-pool: a task forked inside `{operation}`: in the child, items the \
+             parent's helpers were writing are in an unknown state; aborting the child"
+        );
+        std::process::abort();
+    }
 }
 
-impl sealed::Sealed for Pool {}
+/// The range of at most `len` indices from `start` that ends at `end` at the latest
+/// (`start <= end`): `start..min(start + len, end)`, computed without overflow.
+#[inline]
+pub(crate) fn span(start: usize, len: usize, end: usize) -> Range<usize> {
+    debug_assert!(start <= end, "a span from {start} past its end {end}");
+    start..start + len.min(end - start)
+}
 
-impl Runs for Pool {
+impl sealed::Sealed for Pool {
     fn pool_and_wide(&self) -> (&Pool, bool) {
         (self, false)
     }
 }
+
+impl Runs for Pool {}
 
 /// A pool's operations on up to its wide width, using the SMT siblings the physical policy
 /// leaves idle, as [`dispatch_wide`](Pool::dispatch_wide) does: `pool.wide().map(..)`.
@@ -75,16 +112,16 @@ impl Runs for Pool {
 /// let squares = pool.wide().map(100, |i| i * i);
 /// assert_eq!(squares[9], 81);
 /// ```
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Wide<'p>(pub(crate) &'p Pool);
 
-impl sealed::Sealed for Wide<'_> {}
-
-impl Runs for Wide<'_> {
+impl sealed::Sealed for Wide<'_> {
     fn pool_and_wide(&self) -> (&Pool, bool) {
         (self.0, true)
     }
 }
+
+impl Runs for Wide<'_> {}
 
 /// A mutable slice that the participants of one region write, each in the ranges it
 /// claimed.

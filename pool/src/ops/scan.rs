@@ -8,7 +8,7 @@
 //! floating-point sums.
 
 use super::look_back::Blocks;
-use super::region::{complete, Disjoint, Runs};
+use super::region::{complete_in_place, run_region, span, Disjoint, Runs};
 
 /// A block's size in bytes: its items stay in a core's L1 cache between the two passes.
 const BLOCK_BYTES: usize = 32 * 1024;
@@ -106,7 +106,7 @@ pub(crate) fn scan_in_blocks<R, T, F>(
     if blocks <= 1 {
         return scan_block(input, output, start(), op, kind);
     }
-    let block = |b: usize| b * block_len..((b + 1) * block_len).min(n);
+    let block = |b: usize| span(b * block_len, block_len, n);
     let total_of = |b: usize| {
         let items = &input[block(b)];
         items[1..]
@@ -115,7 +115,7 @@ pub(crate) fn scan_in_blocks<R, T, F>(
     };
     let published = Blocks::new(blocks);
     let outputs = Disjoint::new(output);
-    let ran = runs.run_region(blocks, usize::MAX, None, &|_, range| {
+    let outcome = run_region(runs, blocks, usize::MAX, None, &|_, range| {
         for b in range {
             // SAFETY: blocks of distinct indices are disjoint.
             let out = unsafe { outputs.range(block(b)) };
@@ -142,7 +142,8 @@ pub(crate) fn scan_in_blocks<R, T, F>(
             scan_block(items, out, carry_from(start(), Some(before), op), op, kind);
         }
     });
-    complete(ran);
+    // In a forked child this aborts before anything the blocks published is dropped.
+    complete_in_place(outcome, "scan");
 }
 
 /// Where a block's scan starts: `start` (the identity, or none) after what the blocks

@@ -53,10 +53,11 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
         let region = Region {
             wide: false,
             participants: usize::MAX,
+            workers: usize::MAX,
             stop: Some(&stop),
-            wake_late: true,
+            independent: true,
         };
-        pool.run_chunks(4, region, |_: Participant, range| {
+        let outcome = pool.run_chunks(4, region, |_: Participant, range| {
             for task in range {
                 match task {
                     0 => stop.store(true, Ordering::Release),
@@ -71,6 +72,7 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
                 }
             }
         });
+        assert!(outcome.is_ok(), "no fork under loom");
         assert_eq!(late.load(Ordering::Relaxed), 0, "claimed after the stop");
     });
 }
