@@ -27,7 +27,7 @@ RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
 failed=0
 for variant in signal_all no_withdraw complete_on_signal racy_claim spin_without_recheck \
     stale_job withdraw_all resize_unlocked once_relaxed claim_after_stop shared_state \
-    untaken_lost attach_above_limit look_back_relaxed; do
+    untaken_lost attach_above_limit look_back_relaxed inline_when_full; do
     log="target/loom/broken-$variant.log"
     mkdir -p target/loom
     if LOOM_MAX_PREEMPTIONS="$variant_preemptions" \

@@ -3,8 +3,9 @@
 //! Each round runs in a process of its own (the pool is built once per process): it starts
 //! a thread that builds the pool and forks once the build has started its first helper.
 //! The pool is 32 wide, so its build starts 31 helpers and waits for each to bind its
-//! arena: milliseconds, so the fork lands inside the build in nearly every round. Children
-//! run with a deadline: a hang is a failure.
+//! arena: milliseconds, so the fork lands inside the build in nearly every round. Two
+//! threads spin beside the build, as on a loaded machine, where a fork lands at any point
+//! of a helper's binding. Children run with a deadline: a hang is a failure.
 #![cfg(target_os = "linux")]
 
 use rayforce_rt::cpu::CpuPolicy;
@@ -22,6 +23,9 @@ static RT: Runtime = Runtime::with_choices(
 
 /// Rounds, each a fresh process that forks once during (or near) the pool's first build.
 const ROUNDS: usize = 20;
+
+/// Threads that keep the CPUs busy in each round.
+const BUSY: usize = 2;
 
 /// In a child: exits at once with `ok`'s code, without the parent's atexit handlers.
 fn exit_child(ok: bool) -> ! {
@@ -85,9 +89,15 @@ fn a_child_forked_during_the_pools_first_build_builds_its_own() {
     for round in 0..ROUNDS {
         // A fresh process: this test never builds the pool, so each round's is the first.
         let round_process = fork_with_deadline(|| {
+            for _ in 0..BUSY {
+                std::thread::spawn(|| loop {
+                    std::hint::spin_loop();
+                });
+            }
             let builder = std::thread::spawn(dispatch_is_exact);
-            while threads() < 3 {
-                std::hint::spin_loop(); // this thread, the builder, and its first helper
+            // This thread, the busy ones, the builder, and its first helper.
+            while threads() < 3 + BUSY {
+                std::hint::spin_loop();
             }
             let during_build = fork_with_deadline(dispatch_is_exact);
             exited_cleanly(during_build) && builder.join().unwrap_or(false)

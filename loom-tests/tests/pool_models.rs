@@ -243,3 +243,24 @@ fn a_resize_during_and_between_dispatches_keeps_every_task_once() {
         assert_eq!(pool.signal_state(), SignalState::IDLE);
     });
 }
+
+#[test]
+fn a_caller_that_finds_every_slot_taken_waits_for_one() {
+    // One slot, two callers, each with two tasks that wait for each other: the caller that
+    // finds the slot taken must wait for it (README "Dispatch", step 1), not run both its
+    // tasks on one thread, where the first waits forever for the second. Bounded as
+    // `two_callers_share_one_helper`, for the same reason.
+    let mut model = loom::model::Builder::new();
+    model.preemption_bound = Some(2);
+    model.check(|| {
+        let pool = std::sync::Arc::new(pool(2, 2));
+        let b = {
+            let pool = std::sync::Arc::clone(&pool);
+            loom::thread::spawn(move || all_at_once(&pool, 2, false))
+        };
+        all_at_once(&pool, 2, false);
+        b.join().unwrap();
+        assert_eq!(pool.stats().inline_dispatches, 0, "a caller ran inline");
+        assert_eq!(pool.signal_state(), SignalState::IDLE);
+    });
+}

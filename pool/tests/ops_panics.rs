@@ -140,3 +140,45 @@ fn fold_drops_every_state_it_made_when_a_call_panics() {
         );
     }
 }
+
+/// Counts its drops, and panics in the drop of the one marked.
+struct PanicsOnDrop<'a> {
+    drops: &'a AtomicUsize,
+    panics: bool,
+}
+
+impl Drop for PanicsOnDrop<'_> {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::Relaxed);
+        assert!(!self.panics, "a drop panicked");
+    }
+}
+
+#[test]
+fn map_drops_every_written_result_when_one_drop_panics_and_resumes_the_calls_panic() {
+    let pool = pool();
+    let n = 10_000;
+    let drops = AtomicUsize::new(0);
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.map(n, |i| {
+            if i == n - 1 {
+                panic!("item {i}");
+            }
+            PanicsOnDrop {
+                drops: &drops,
+                panics: i == 7,
+            }
+        })
+    }));
+    let payload = outcome.err().expect("the panic reached the caller");
+    assert_eq!(
+        message(payload),
+        format!("item {}", n - 1),
+        "the call's panic, not the drop's"
+    );
+    assert_eq!(
+        drops.into_inner(),
+        n - 1,
+        "every written result dropped once"
+    );
+}

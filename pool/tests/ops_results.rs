@@ -299,3 +299,27 @@ fn the_worker_index_is_the_same_thread_from_dispatch_to_dispatch() {
         }
     }
 }
+
+#[test]
+fn chunks_of_zero_sized_items_near_usize_max_never_wrap() {
+    let pool = pool();
+    for len in [usize::MAX, usize::MAX - 1, usize::MAX / 2 + 2] {
+        let mut items = vec![(); len];
+        for size in [
+            usize::MAX,
+            usize::MAX - 1,
+            usize::MAX / 2 + 1,
+            usize::MAX / 3,
+        ] {
+            let chunks: std::sync::Mutex<Vec<(usize, usize)>> = Default::default();
+            pool.chunks_mut(&mut items, size, |chunk, part| {
+                chunks.lock().unwrap().push((chunk, part.len()));
+            });
+            let mut chunks = chunks.into_inner().unwrap();
+            chunks.sort_unstable();
+            let expected: Vec<(usize, usize)> =
+                items.chunks(size).map(<[()]>::len).enumerate().collect();
+            assert_eq!(chunks, expected, "len {len}, size {size}");
+        }
+    }
+}

@@ -1,11 +1,14 @@
 //! Several callers at once share the helpers: a second caller's dispatch gets a helper
-//! while the first's is in flight, and 4 threads x 25,000 dispatches of random widths,
-//! narrow and wide, on one 4-wide pool run every task exactly once with `stats()` adding up.
+//! while the first's is in flight; tasks that wait for each other get their helpers while
+//! other callers hold every slot; a dispatch inside a task runs inline, in order; and 4
+//! threads x 25,000 dispatches of random widths, narrow and wide, on one 4-wide pool run
+//! every task exactly once with `stats()` adding up.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests and loom-tests
 
+use rayforce_pool::prelude::*;
 use rayforce_pool::{Pool, SignalState};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -99,4 +102,113 @@ fn four_callers_of_random_widths_run_every_task_once() {
         "callers shared the helpers rather than all running inline: {stats:?}"
     );
     assert_eq!(pool.signal_state(), SignalState::IDLE);
+}
+
+/// `f`'s result, run on a thread of its own; a failure naming `what` (instead of a hung
+/// test) if it has not returned within `limit`.
+fn within<T: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (done, result) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(f());
+    });
+    result
+        .recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("{what}: not done after {limit:?}, hung"))
+}
+
+#[test]
+fn tasks_that_wait_for_each_other_get_their_helper_while_other_callers_hold_every_slot() {
+    // Two slots, both taken by 300 ms operations; the barrier's dispatch must wait for a
+    // slot, not run its two tasks on one thread.
+    let pool = Arc::new(Pool::builder().workers(2).max_in_flight(2).build().unwrap());
+    let holders: Vec<_> = (0..2)
+        .map(|_| {
+            let pool = Arc::clone(&pool);
+            std::thread::spawn(move || {
+                pool.map(2, |_| std::thread::sleep(Duration::from_millis(300)));
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(50));
+    let barrier_pool = Arc::clone(&pool);
+    within(
+        Duration::from_secs(20),
+        "a barrier beside two slot holders",
+        move || {
+            let barrier = Barrier::new(2);
+            barrier_pool.dispatch(2, |_| {
+                barrier.wait();
+            });
+        },
+    );
+    holders.into_iter().for_each(|h| h.join().unwrap());
+    assert_eq!(pool.signal_state(), SignalState::IDLE);
+}
+
+#[test]
+fn barrier_dispatches_beside_streams_of_operations_never_hang() {
+    // As the issue saw on the runtime's pool (one slot per participant): two threads
+    // streaming operations, a third dispatching barrier tasks.
+    let pool = Arc::new(Pool::builder().workers(2).build().unwrap());
+    let streaming = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let streams: Vec<_> = (0..2)
+        .map(|_| {
+            let (pool, streaming) = (Arc::clone(&pool), Arc::clone(&streaming));
+            std::thread::spawn(move || {
+                let xs: Vec<u64> = (0..20_000).collect();
+                while streaming.load(Ordering::Relaxed) {
+                    let doubled = pool.map_slice(&xs, |x| x * 2);
+                    assert_eq!(doubled[19_999], 39_998);
+                }
+            })
+        })
+        .collect();
+    let barrier_pool = Arc::clone(&pool);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        within(
+            Duration::from_secs(60),
+            "2,000 barrier dispatches",
+            move || {
+                let barrier = Barrier::new(2);
+                for _ in 0..2_000 {
+                    barrier_pool.dispatch(2, |_| {
+                        barrier.wait();
+                    });
+                }
+            },
+        )
+    }));
+    streaming.store(false, Ordering::Relaxed);
+    streams.into_iter().for_each(|s| s.join().unwrap());
+    if let Err(payload) = result {
+        std::panic::resume_unwind(payload);
+    }
+}
+
+#[test]
+fn a_dispatch_inside_a_task_runs_its_tasks_inline_in_order() {
+    let pool = Pool::builder().workers(2).build().unwrap();
+    let nested: Vec<Mutex<Vec<(std::thread::ThreadId, usize)>>> =
+        (0..2).map(|_| Mutex::default()).collect();
+    pool.dispatch(2, |outer| {
+        pool.dispatch(5, |task| {
+            nested[outer]
+                .lock()
+                .unwrap()
+                .push((std::thread::current().id(), task));
+        });
+    });
+    for seen in &nested {
+        let seen = seen.lock().unwrap();
+        let thread = seen[0].0;
+        assert_eq!(
+            *seen,
+            (0..5).map(|task| (thread, task)).collect::<Vec<_>>(),
+            "one thread, tasks in order"
+        );
+    }
 }

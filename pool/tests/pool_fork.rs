@@ -9,6 +9,7 @@ use rayforce_pool::prelude::*;
 use rayforce_pool::Pool;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How many forks each test makes (the issue asks for 1,000 of each kind).
@@ -372,4 +373,74 @@ fn a_child_forked_inside_for_each_mut_aborts_before_the_caller_sees_the_items() 
         aborts, FORKS_INSIDE,
         "every child said why it aborted: {said:?}"
     );
+}
+
+/// Pins the calling thread (in a child, the whole process) to `cpu` alone.
+#[cfg(target_os = "linux")]
+fn pin_to(cpu: usize) {
+    // SAFETY: an all-zero `cpu_set_t` is a valid empty set; CPU_SET and
+    // sched_setaffinity get a set of the size passed.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        assert_eq!(
+            libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set),
+            0
+        );
+    }
+}
+
+/// The CPUs the calling thread may run on.
+#[cfg(target_os = "linux")]
+fn own_cpus() -> Vec<usize> {
+    let mask = rayforce_tunables::cpu::thread_affinity(0).expect("this thread's mask");
+    mask.iter().collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_child_narrowed_to_other_cpus_places_its_helper_inside_its_own_mask() {
+    use rayforce_tunables::cpu::Place;
+    let cpus = own_cpus();
+    if cpus.len() < 2 {
+        eprintln!("skipped: one CPU, no other CPU for the child to narrow itself to");
+        return;
+    }
+    let pool = Pool::builder()
+        .workers(2)
+        .place(Place::Spread)
+        .recheck_ms(0)
+        .build()
+        .unwrap();
+    pool.dispatch(2, |_| ());
+    let parents = pool.placement()[0].cpu;
+    let other = *cpus.iter().find(|&&cpu| Some(cpu) != parents).unwrap();
+    // SAFETY: the child only runs this test's code, then _exits.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        child_deadline();
+        // As a pre-fork server pins a worker process.
+        pin_to(other);
+        let helper_cpus = Mutex::new(Vec::new());
+        let arrived = AtomicUsize::new(0);
+        pool.dispatch_with_worker(2, 2, |worker, _| {
+            arrived.fetch_add(1, Ordering::SeqCst);
+            while arrived.load(Ordering::SeqCst) < 2 {
+                std::thread::yield_now();
+            }
+            if worker == 1 {
+                *helper_cpus.lock().unwrap() = own_cpus();
+            }
+        });
+        let placed = pool.placement();
+        let ok = placed.len() == 1
+            && placed[0].cpu == Some(other)
+            && placed[0].failure.is_none()
+            && *helper_cpus.lock().unwrap() == [other];
+        if !ok {
+            eprintln!("child on CPU {other}: {placed:?}, helper on {helper_cpus:?}");
+        }
+        exit_child(ok);
+    }
+    wait_child(pid, &format!("a child narrowed to CPU {other}"));
 }

@@ -292,3 +292,42 @@ fn widths_beyond_the_bound_are_clamped_by_resize_and_refused_by_the_builder() {
     let widest = Pool::builder().workers(1).wide_workers(MAX_WIDTH).build();
     assert_eq!(widest.unwrap().wide_width(), MAX_WIDTH);
 }
+
+#[test]
+fn scratch_sized_once_holds_every_worker_index_after_the_pool_widens() {
+    // As the README's per-worker scratch: sized once, by the width when made (1 here, as a
+    // process started under `taskset -c 0`), reused after readings widened the pool.
+    let pool = pool_on(1);
+    let scratch: Vec<Mutex<Vec<usize>>> = (0..pool.width()).map(|_| Mutex::default()).collect();
+    assert!(pool.refresh_from(&machine(2)));
+    pool.resize(4, 4);
+    assert_eq!(pool.wide_width(), 4, "widened past the scratch");
+    for _ in 0..50 {
+        pool.dispatch_with_worker(16, scratch.len(), |worker, task| {
+            scratch[worker].lock().unwrap().push(task);
+        });
+    }
+    let ran: usize = scratch.iter().map(|s| s.lock().unwrap().len()).sum();
+    assert_eq!(ran, 50 * 16, "every task ran, on worker 0");
+    // A larger bound lets helpers in, never past it, however wide the pool is.
+    let wider: Vec<AtomicUsize> = (0..2).map(|_| AtomicUsize::new(0)).collect();
+    for _ in 0..50 {
+        pool.dispatch_with_worker(2, wider.len(), |worker, _| {
+            wider[worker].fetch_add(1, Ordering::SeqCst);
+            let deadline = Instant::now() + Duration::from_millis(100);
+            while wider
+                .iter()
+                .map(|w| w.load(Ordering::SeqCst))
+                .sum::<usize>()
+                % 2
+                == 1
+                && Instant::now() < deadline
+            {
+                std::thread::yield_now();
+            }
+        });
+    }
+    assert!(wider[1].load(Ordering::SeqCst) > 0, "helper 1 took part");
+    let zero = std::panic::catch_unwind(|| pool.dispatch_with_worker(2, 0, |_, _| ()));
+    assert!(zero.is_err(), "a bound of 0 workers is refused");
+}

@@ -216,3 +216,30 @@ impl<S> PerParticipant<S> {
         self.cells.into_iter().filter_map(|cell| cell.into_inner())
     }
 }
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::span;
+
+    #[test]
+    fn a_span_never_overflows_and_never_passes_its_end() {
+        let near_max = |k: usize| usize::MAX - k;
+        for start_back in 0..64 {
+            for end_back in 0..=start_back {
+                let (start, end) = (near_max(start_back), near_max(end_back));
+                for len in [0, 1, 2, 63, usize::MAX / 2, usize::MAX - 1, usize::MAX] {
+                    let range = span(start, len, end);
+                    assert_eq!(range.start, start);
+                    assert_eq!(
+                        range.end,
+                        end.min(start.saturating_add(len)),
+                        "{start} {len} {end}"
+                    );
+                }
+            }
+        }
+        assert_eq!(span(0, 4, 10), 0..4);
+        assert_eq!(span(8, 4, 10), 8..10);
+        assert_eq!(span(10, 4, 10), 10..10);
+    }
+}
