@@ -181,7 +181,8 @@ impl PoolBuilder {
 
     /// How many dispatches may be in flight at once, each with its own slot sharing the
     /// helpers (default: the wide width, one per participant of the widest dispatch). A
-    /// dispatch that finds every slot taken runs inline on its caller. At most
+    /// dispatch that finds every slot taken waits for one; an operation runs inline on its
+    /// caller instead. At most
     /// [`MAX_WIDTH`].
     pub fn max_in_flight(mut self, dispatches: usize) -> Self {
         self.in_flight = Some(dispatches);

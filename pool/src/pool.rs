@@ -342,7 +342,11 @@ impl Pool {
     /// themselves among them. **Tasks may wait for each other** (a barrier across them, one
     /// task waiting for what another sends), up to as many as the pool is wide: a dispatch
     /// from outside the pool gets its helpers, waiting for a free slot while every slot is
-    /// taken, and each helper it posts for comes to it once free. **From inside a task** (of
+    /// taken, and each helper it posts for comes to it once free. That wait ends when a
+    /// dispatch in flight ends, so it never ends if one waits for this thread: a task that
+    /// handed work to a thread (one it started, another pool's) which then dispatches here,
+    /// or that needs a lock this thread holds, deadlocks like any lock cycle while every slot
+    /// is taken. **From inside a task** (of
     /// any pool), a dispatch runs every task inline on the calling thread, in order: tasks
     /// that wait for a later task of the same nested dispatch then never return. The
     /// data-parallel operations, whose items never wait for one another, run inline instead
@@ -534,7 +538,11 @@ impl Pool {
                 },
                 |now_ns, worked_ns, left_ns| {
                     worked = worked_ns;
-                    if asleep && worth_waking(worked_ns, left_ns, signal.block_cost()) {
+                    // Not in a child forked from a task: the crew's lock may be held there.
+                    if asleep
+                        && shared.generation == fork::generation()
+                        && worth_waking(worked_ns, left_ns, signal.block_cost())
+                    {
                         asleep = false;
                         signal.wake_late(slot, now_ns - worked_ns, false);
                     }

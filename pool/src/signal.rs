@@ -120,9 +120,10 @@ impl Signal {
     }
 
     /// Dispatch step 3: posts `permits` in `slot` for helpers up to `helper_limit` (the
-    /// active ones when the dispatch read the widths) and, if `wake`, wakes the sleeping
-    /// helpers needed to take them beyond those already spinning. Returns whether helpers
-    /// were asleep and left so (`wake` false): the caller may wake them later (`wake_late`).
+    /// active ones when the dispatch read the widths, or fewer: `dispatch_with_worker`'s
+    /// bound) and, if `wake`, wakes the sleeping helpers needed to take them beyond those
+    /// already spinning. Returns whether helpers were asleep and left so (`wake` false):
+    /// the caller may wake them later (`wake_late`).
     #[inline]
     pub(crate) fn post(&self, slot: usize, permits: u32, helper_limit: usize, wake: bool) -> bool {
         if permits == 0 {
@@ -136,7 +137,12 @@ impl Signal {
         fence(Ordering::SeqCst);
         let sleepers = self.sleepers.load(Ordering::Relaxed);
         if sleepers > 0 && wake {
-            self.wake_sleepers(permits, sleepers, None, false);
+            // Below the active helpers, a spinner or a woken helper may be one the limit
+            // refuses, and an active helper does not pass a wake-up on: wake every sleeper.
+            // Relaxed: as in `is_active`.
+            let below_active = helper_limit < self.active_helpers.load(Ordering::Relaxed);
+            let needed = if below_active { u32::MAX } else { permits };
+            self.wake_sleepers(needed, sleepers, None, false);
         }
         sleepers > 0 && !wake
     }

@@ -1,7 +1,7 @@
 //! `Slot`: the state of one dispatch in flight: its permits and attached helpers packed in
 //! one word, on the line waiting helpers poll; its job and claim cursor on a line of their
 //! own; and its caller's wait. A pool has a fixed table of them (README "State"); a dispatch that finds none free
-//! runs inline.
+//! waits for one, an operation runs inline.
 
 use crate::job::{Job, Panics, RunRange};
 use crate::stream::Stream;

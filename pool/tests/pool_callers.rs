@@ -212,3 +212,25 @@ fn a_dispatch_inside_a_task_runs_its_tasks_inline_in_order() {
         );
     }
 }
+
+#[test]
+fn a_worker_bound_below_the_sleeping_helpers_still_gets_its_helper() {
+    // Three helpers asleep (no spinning); the bound lets only helper 1 take the permit, so
+    // a wake-up that went to helper 2 or 3 alone would leave the barrier waiting.
+    let pool = Arc::new(Pool::builder().workers(4).spin_us(0).build().unwrap());
+    let bound_pool = Arc::clone(&pool);
+    within(
+        Duration::from_secs(60),
+        "200 barriers on workers 0 and 1",
+        move || {
+            let barrier = Barrier::new(2);
+            for _ in 0..200 {
+                std::thread::sleep(Duration::from_micros(200)); // the helpers fall asleep
+                bound_pool.dispatch_with_worker(2, 2, |worker, _| {
+                    assert!(worker < 2, "worker {worker} past the bound");
+                    barrier.wait();
+                });
+            }
+        },
+    );
+}
