@@ -25,9 +25,13 @@ echo "loom: models (LOOM_MAX_PREEMPTIONS=$LOOM_MAX_PREEMPTIONS)"
 RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
 
 failed=0
-for variant in signal_all no_withdraw complete_on_signal racy_claim spin_without_recheck \
-    stale_job withdraw_all resize_unlocked once_relaxed claim_after_stop shared_state \
-    untaken_lost attach_above_limit look_back_relaxed inline_when_full; do
+# The variants, as listed once in the pool's `src/broken.rs`.
+mapfile -t variants < <(sed -n 's/^    "\([a-z_]*\)",$/\1/p' pool/src/broken.rs)
+if [ "${#variants[@]}" -eq 0 ]; then
+    echo "loom: no broken variant found in pool/src/broken.rs"
+    exit 1
+fi
+for variant in "${variants[@]}"; do
     log="target/loom/broken-$variant.log"
     mkdir -p target/loom
     if LOOM_MAX_PREEMPTIONS="$variant_preemptions" \

@@ -87,7 +87,7 @@ impl PlacementReport {
                     memory_node: spot.memory_node,
                     not_placed: None,
                 },
-                None => unplaced(helper, describe(rayforce_pool::PlaceFailure::NoCpu)),
+                None => unplaced(helper, rayforce_pool::PlaceFailure::NoCpu.to_string()),
             })
             .collect();
         Some(PlacementReport {
@@ -111,7 +111,7 @@ impl PlacementReport {
                     memory_node: p.memory_node,
                     not_placed: None,
                 },
-                Some(failure) => unplaced(p.helper, describe(failure)),
+                Some(failure) => unplaced(p.helper, failure.to_string()),
             })
             .collect();
         Some(PlacementReport {
@@ -128,18 +128,6 @@ fn unplaced(helper: usize, why: String) -> HelperReport {
         node: None,
         memory_node: None,
         not_placed: Some(why),
-    }
-}
-
-fn describe(failure: rayforce_pool::PlaceFailure) -> String {
-    use rayforce_pool::PlaceFailure;
-    match failure {
-        PlaceFailure::Os { cpu, errno } => format!(
-            "pinning it to CPU {cpu} failed: {}; it runs unpinned",
-            std::io::Error::from_raw_os_error(errno)
-        ),
-        PlaceFailure::NoCpu => "no allowed CPU left for it: it floats".into(),
-        PlaceFailure::NoMask => "the process mask could not be read: it floats".into(),
     }
 }
 

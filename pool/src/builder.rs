@@ -1,10 +1,13 @@
 //! `PoolBuilder`: the pool's width from a CPU policy, an explicit count, or the tunables.
 
-use crate::crew::{StartError, ThreadStart};
+use crate::crew::StartError;
 use crate::follow::{counted_widths, Follow, ReadingHook};
+#[cfg(doc)]
+use crate::limits::MAX_WIDTH;
 #[cfg(target_os = "linux")]
 use crate::place::{PlaceHook, Placement};
 use crate::pool::Pool;
+use crate::shared::ThreadStart;
 use crate::spin::SpinLimits;
 use crate::sync::Arc;
 use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy, Place};
@@ -12,13 +15,9 @@ use rayforce_tunables::registry::{self, MAX_DELAY_MS, MAX_SPIN_US};
 use rayforce_tunables::{Choices, Tunables};
 use std::fmt;
 
-/// The most participants a pool can have, the caller included (`rayforce.pool.workers`'
-/// bound, the kernel's CPU limit). The builder refuses a larger width; `Pool::resize`
-/// clamps to it.
-pub const MAX_WIDTH: usize = registry::MAX_WIDTH as usize;
-
 /// Why a pool could not be built.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum BuildError {
     /// `workers(0)`: a pool needs at least the caller.
     ZeroWorkers,
@@ -82,6 +81,7 @@ impl From<StartError> for BuildError {
 /// width = `workers`, else `rayforce.pool.workers`, else the policy's CPU count (policy
 /// `rayforce.cpu.policy`, capped by the cgroup quota unless `rayforce.cpu.quota=0`).
 #[derive(Default)]
+#[must_use = "a builder does nothing until `build` is called"]
 pub struct PoolBuilder {
     policy: Option<CpuPolicy>,
     workers: Option<usize>,
@@ -91,8 +91,9 @@ pub struct PoolBuilder {
     recheck_ms: Option<u32>,
     on_reading: Option<ReadingHook>,
     best_effort: bool,
-    tunables: Option<Tunables>,
-    counts: Option<CpuCounts>,
+    /// Boxed, as the reading below: each is kilobytes, and the builder moves at every call.
+    tunables: Option<Box<Tunables>>,
+    counts: Option<Box<CpuCounts>>,
     on_start: Option<ThreadStart>,
     place: Option<Place>,
     #[cfg(target_os = "linux")]
@@ -104,6 +105,9 @@ pub struct PoolBuilder {
 /// `rayforce.cpu.quota=0`). Wide: the schedulable count when `rayforce.pool.wide` is on and
 /// the width is the policy's; an explicit width is the wide width too (an operator who sets
 /// `RAYFORCE_CORES=1` gets no helper thread at all).
+// Not a stable API: the runtime's report predicts the widths with it. Hidden, not private,
+// because the runtime is another crate.
+#[doc(hidden)]
 pub fn widths(tunables: &Tunables, policy: CpuPolicy, counts: &CpuCounts) -> (usize, usize) {
     match tunables.workers() {
         Some(width) => (width.max(1), width.max(1)),
@@ -191,13 +195,13 @@ impl PoolBuilder {
 
     /// Resolved tunables, for whatever is not set explicitly.
     pub fn tunables(mut self, tunables: &Tunables) -> Self {
-        self.tunables = Some(*tunables);
+        self.tunables = Some(Box::new(*tunables));
         self
     }
 
     /// A CPU reading to size from, instead of reading the machine.
     pub fn cpu_counts(mut self, counts: CpuCounts) -> Self {
-        self.counts = Some(counts);
+        self.counts = Some(Box::new(counts));
         self
     }
 
@@ -258,11 +262,11 @@ impl PoolBuilder {
         self.check_bounds()?;
         let tunables = self
             .tunables
-            .unwrap_or_else(|| Tunables::from_choices(&Choices::new()));
+            .unwrap_or_else(|| Box::new(Tunables::from_choices(&Choices::new())));
         let policy = self.policy.unwrap_or_else(|| tunables.policy());
         // Read the machine only if something is left to it, and then once.
         let mut counts = self.counts;
-        let mut reading = || *counts.get_or_insert_with(cpu::read);
+        let mut reading = || **counts.get_or_insert_with(|| Box::new(cpu::read()));
         let width = match self.workers {
             Some(0) => return Err(BuildError::ZeroWorkers),
             Some(n) => n,

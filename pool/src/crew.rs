@@ -1,27 +1,14 @@
-//! `Crew`: the helper threads of one process and the state they share with callers. A pool
+//! `Crew`: the helper threads of one process (their state shared with callers:
+//! `shared.rs`). A pool
 //! has one crew; a child forked from the process gets a fresh one on next use, because the
 //! parent's helpers do not exist there (README "Fork").
 
+use crate::shared::{Shared, ThreadStart};
 use crate::signal::Signal;
 use crate::spin::SpinLimits;
-use crate::stats::{CounterSet, StartFailure};
-use crate::sync::{self, thread, Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::stats::StartFailure;
+use crate::sync::{self, thread, Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::worker;
-
-/// Called on each helper thread as it starts, with the helper's index (1-based: the caller
-/// is worker 0). The runtime binds helper k to an allocator arena with it. Boxed, because
-/// loom's `Arc` cannot hold a `dyn` directly.
-pub(crate) type ThreadStart = Arc<Box<dyn Fn(usize) + Send + Sync>>;
-
-/// What the caller and the helpers share.
-pub(crate) struct Shared {
-    pub(crate) signal: Signal,
-    pub(crate) counters: CounterSet,
-    /// The fork generation (`fork.rs`) this crew's helpers run in.
-    pub(crate) generation: u64,
-    /// Where helpers with a start hook report that it returned.
-    startup: Startup,
-}
 
 /// Why helpers could not be started.
 #[derive(Debug)]
@@ -30,19 +17,6 @@ pub(crate) enum StartError {
     Spawn(std::io::Error),
     /// The start hook panicked on helper `helper`; that helper never served.
     Hook { helper: usize, message: String },
-}
-
-/// Helpers that ran their start hook: how many reported, how many serve, the first failure.
-#[derive(Default)]
-struct StartState {
-    reported: usize,
-    serving: usize,
-    failure: Option<(usize, String)>,
-}
-
-struct Startup {
-    state: Mutex<StartState>,
-    changed: Condvar,
 }
 
 /// The helpers of one process.
@@ -69,15 +43,10 @@ impl Crew {
         on_start: Option<&ThreadStart>,
     ) -> Result<Crew, StartError> {
         let crew = Crew {
-            shared: Arc::new(Shared {
-                signal: Signal::new(limits, slots, active_helpers),
-                counters: CounterSet::new(),
+            shared: Arc::new(Shared::new(
+                Signal::new(limits, slots, active_helpers),
                 generation,
-                startup: Startup {
-                    state: Mutex::new(StartState::default()),
-                    changed: Condvar::new(),
-                },
-            }),
+            )),
             serving: AtomicUsize::new(0),
             threads: Mutex::new(Vec::new()),
             failure: Mutex::new(None),
@@ -109,18 +78,11 @@ impl Crew {
             }
         }
         let serving = if on_start.is_some() {
-            let startup = &self.shared.startup;
-            let mut state = sync::lock(&startup.state);
-            while state.reported < threads.len() {
-                state = startup
-                    .changed
-                    .wait(state)
-                    .unwrap_or_else(|p| p.into_inner());
-            }
-            if let Some((helper, message)) = state.failure.take() {
+            let (serving, failure) = self.shared.wait_for_starts(threads.len());
+            if let Some((helper, message)) = failure {
                 spawned = spawned.and(Err(StartError::Hook { helper, message }));
             }
-            state.serving
+            serving
         } else {
             threads.len()
         };
@@ -186,20 +148,5 @@ impl Drop for Crew {
         for handle in sync::lock(&self.threads).drain(..) {
             let _ = handle.join();
         }
-    }
-}
-
-impl Shared {
-    /// Helper `index` ran its start hook: `failure` is its panic message, if it panicked.
-    pub(crate) fn report_start(&self, index: usize, failure: Option<String>) {
-        let mut state = sync::lock(&self.startup.state);
-        state.reported += 1;
-        match failure {
-            None => state.serving += 1,
-            Some(message) => {
-                state.failure.get_or_insert((index, message));
-            }
-        }
-        self.startup.changed.notify_all();
     }
 }

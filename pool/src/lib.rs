@@ -12,16 +12,26 @@
 //! (and `reduce`, `sum`, `min_by_key`, `max_by_key`), `find_any`, `find_any_slice`, `any`
 //! and `all` with early exit, and prefix sums.
 
+mod broken;
 mod builder;
+mod caller;
+mod chunk_size;
+mod claim;
 mod crew;
 mod follow;
 mod fork;
 mod fork_once;
+mod in_task;
 mod job;
+mod limits;
 mod ops;
+mod panics;
 #[cfg(target_os = "linux")]
 mod place;
+mod placed;
 mod pool;
+mod region;
+mod shared;
 mod signal;
 mod slot;
 mod spin;
@@ -30,16 +40,17 @@ mod stream;
 mod sync;
 mod tasks;
 mod unwind;
+mod waking_late;
 mod worker;
 
 #[cfg(all(test, rayforce_loom))]
 mod tests;
 
-pub use builder::{widths, BuildError, PoolBuilder, MAX_WIDTH};
+pub use builder::{widths, BuildError, PoolBuilder};
 pub use fork_once::ForkOnceCell;
+pub use limits::MAX_WIDTH;
 pub use ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan, Runs, Wide};
-#[cfg(target_os = "linux")]
-pub use place::{HelperPlacement, PlaceFailure};
+pub use placed::{HelperPlacement, PlaceFailure};
 pub use pool::Pool;
 pub use slot::SignalState;
 pub use stats::{StartFailure, Stats};
@@ -47,7 +58,6 @@ pub use stats::{StartFailure, Stats};
 #[cfg(rayforce_loom)]
 #[doc(hidden)]
 pub use sync::model as loom_model;
-pub use tasks::Participant;
 
 /// The data-parallel operations, in scope: `use rayforce_pool::prelude::*;`, then
 /// `pool.map(n, |i| ..)`, `pool.fold(..)`, `pool.wide().sum(..)`.

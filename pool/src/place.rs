@@ -5,44 +5,13 @@
 //! float.
 
 use crate::fork::PerProcess;
+use crate::placed::{HelperPlacement, PlaceFailure};
 use rayforce_tunables::cpu::{self, CpuSet, Place, Plan, SysRoot};
 use std::sync::{Mutex, MutexGuard};
 
 /// Called with (helper, memory node) whenever a helper is placed or moved: the runtime
 /// points the helper's arena at its node's memory with it.
 pub(crate) type PlaceHook = Box<dyn Fn(usize, Option<usize>) + Send + Sync>;
-
-/// Why a helper is not where the plan wants it; it then runs unpinned, and nothing aborts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlaceFailure {
-    /// `sched_setaffinity` refused `cpu` with this `errno` (`EINVAL`: the CPU is no longer
-    /// allowed; `EPERM`).
-    Os {
-        /// The CPU the plan chose.
-        cpu: usize,
-        /// The error code.
-        errno: i32,
-    },
-    /// More helpers than allowed CPUs: this one has no CPU of its own and floats.
-    NoCpu,
-    /// The process mask could not be read: no plan.
-    NoMask,
-}
-
-/// Where one helper is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HelperPlacement {
-    /// The helper's index (1-based: the caller is worker 0).
-    pub helper: usize,
-    /// The CPU it is pinned to, if placed.
-    pub cpu: Option<usize>,
-    /// That CPU's NUMA node.
-    pub node: Option<usize>,
-    /// The node whose memory its arena prefers (only when the plan spans several nodes).
-    pub memory_node: Option<usize>,
-    /// Why it is not placed, if it is not.
-    pub failure: Option<PlaceFailure>,
-}
 
 /// A pool's placement (never `Place::Off`: a pool that does not place has none): its mode,
 /// its plan for the mask it last saw, and its helpers.

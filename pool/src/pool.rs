@@ -1,51 +1,28 @@
 //! `Pool`: a fixed set of helper threads; `dispatch` runs tasks `0..n` with the caller as
 //! worker 0 and wakes only the helpers the tasks can use. Protocol: `README.md`.
 
-use crate::builder::MAX_WIDTH;
-use crate::crew::{Crew, StartError, ThreadStart};
+use crate::caller::Caller;
+use crate::crew::{Crew, StartError};
 use crate::follow::Follow;
 use crate::fork::{self, PerProcess};
-use crate::job::{self, Job, Liveness, Panics};
+use crate::in_task::{as_task, in_task};
+use crate::job::{Job, Liveness};
+use crate::limits::MAX_WIDTH;
+use crate::panics::{self, Panics};
 #[cfg(target_os = "linux")]
 use crate::place::Placement;
+use crate::region::{Forked, Region};
+use crate::shared::{Shared, ThreadStart};
+use crate::signal::Signal;
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
-use crate::sync::{self, thread_local, AtomicBool, AtomicU64, Ordering};
+use crate::sync::{self, AtomicU64, Ordering};
 use crate::tasks::{Chunks, Each, EachWithWorker, Participant, Tasks};
-use crate::unwind::{AbortOnUnwind, Panic};
+use crate::unwind::AbortOnUnwind;
 use rayforce_tunables::cpu::{self, CpuCounts};
-use std::cell::Cell;
 use std::ops::Range;
 use std::panic::{RefUnwindSafe, UnwindSafe};
-
-// Whether this thread is running a pool task (any pool's): a dispatch from inside a task
-// runs inline, so nested and cross-pool dispatches cannot deadlock. Const-initialised (one
-// load, no lazy-init check) except under loom, whose macro takes no `const { }`.
-#[cfg(not(rayforce_loom))]
-thread_local! {
-    static IN_TASK: Cell<bool> = const { Cell::new(false) };
-}
-#[cfg(rayforce_loom)]
-thread_local! {
-    #[allow(clippy::missing_const_for_thread_local)]
-    static IN_TASK: Cell<bool> = Cell::new(false);
-}
-
-/// Work the caller does before it trusts its rate to predict the rest of a region: about 20
-/// clock readings, so their cost inflates the estimate by a few percent at most.
-const RATE_TRUSTED_AFTER_NS: u64 = 1_000;
-
-/// README "Waking late": whether the caller wakes the helpers it left asleep, having worked
-/// `worked_ns` with `left_ns` of the region still unclaimed at its rate: once it has worked
-/// a wake-up's time `block_ns` (the region was long enough anyway), or as soon as its rate
-/// says what is left is at least two wake-ups' time (a helper woken now arrives with at
-/// least half of it left to share).
-#[inline]
-fn worth_waking(worked_ns: u64, left_ns: u64, block_ns: u64) -> bool {
-    worked_ns >= block_ns
-        || (worked_ns >= RATE_TRUSTED_AFTER_NS && left_ns >= block_ns.saturating_mul(2))
-}
 
 /// A data-parallel worker pool. Built with [`Pool::builder`](crate::Pool::builder).
 ///
@@ -228,16 +205,17 @@ impl Pool {
     /// ```
     /// use rayforce_tunables::cpu::Place;
     /// let pool = rayforce_pool::Pool::builder().workers(2).place(Place::Spread).build().unwrap();
-    /// # #[cfg(target_os = "linux")]
     /// for helper in pool.placement() {
     ///     println!("helper {} on CPU {:?} (node {:?})", helper.helper, helper.cpu, helper.node);
     /// }
     /// ```
-    #[cfg(target_os = "linux")]
+    #[must_use]
     pub fn placement(&self) -> Vec<crate::HelperPlacement> {
-        self.placement
-            .as_ref()
-            .map_or_else(Vec::new, |p| p.report())
+        #[cfg(target_os = "linux")]
+        if let Some(placement) = &self.placement {
+            return placement.report();
+        }
+        Vec::new()
     }
 
     /// Helpers that could not be started (a thread limit) are tried again at every reading,
@@ -281,12 +259,14 @@ impl Pool {
 
     /// Participants in a `dispatch`, the caller included: the active width, fewer if
     /// helpers could not be started (`stats().start_error` says why).
+    #[must_use]
     pub fn width(&self) -> usize {
         self.capped(self.active().0)
     }
 
     /// Participants in a `dispatch_wide`, the caller included: the active wide width (its
     /// extra helpers start on first use), fewer if helpers could not be started.
+    #[must_use]
     pub fn wide_width(&self) -> usize {
         self.capped(self.active().1)
     }
@@ -303,6 +283,7 @@ impl Pool {
 
     /// What the pool has done so far (in this process: a forked child counts afresh), the
     /// age of its CPU reading, and helpers it could not start.
+    #[must_use]
     pub fn stats(&self) -> Stats {
         let crew = self.crew();
         let mut stats = crew.shared.counters.snapshot();
@@ -314,20 +295,20 @@ impl Pool {
         } else {
             0
         };
-        #[cfg(target_os = "linux")]
-        {
-            let unplaced: Vec<_> = self
-                .placement()
-                .into_iter()
-                .filter_map(|p| p.failure)
-                .collect();
-            stats.unplaced_helpers = unplaced.len();
-            stats.place_failure = unplaced.first().copied();
-        }
+        let unplaced: Vec<_> = self
+            .placement()
+            .into_iter()
+            .filter_map(|p| p.failure)
+            .collect();
+        stats.unplaced_helpers = unplaced.len();
+        stats.place_failure = unplaced.first().copied();
         stats
     }
 
     /// The signal word now: between dispatches, both counts are zero (no drift).
+    // A test hook, not an API: the integration tests and the public-API loom models check
+    // the no-drift invariant through it from outside the crate.
+    #[doc(hidden)]
     pub fn signal_state(&self) -> SignalState {
         self.crew().shared.signal.state()
     }
@@ -410,7 +391,7 @@ impl Pool {
 
     /// The data-parallel operations' hook (`ops/`, README "The operations' hook"): runs
     /// `f(participant, range)` over claimed ranges of `0..n_tasks`, on at most `region`'s
-    /// participants, each participant's `slot` below that; once `region.stop` is set, no
+    /// participants, each participant's `rank` below that; once `region.stop` is set, no
     /// participant claims another range. `Err` only in a child forked from inside a task,
     /// where the tasks the parent's helpers held never finish (README "Fork"), with the
     /// region's first panic, not resumed: what the operation's participants wrote must be
@@ -433,7 +414,7 @@ impl Pool {
         crate::ops::Wide(self)
     }
 
-    /// The widest a region runs at now: its participants' `slot`s are below this.
+    /// The widest a region runs at now: its participants' ranks are below this.
     pub(crate) fn region_width(&self, wide: bool) -> usize {
         if wide {
             self.wide_width()
@@ -446,11 +427,12 @@ impl Pool {
     /// task (which runs the tasks left and returns, README "Fork").
     fn run_resuming<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) {
         if let Err(Forked(panic)) = self.run(n_tasks, closure, region) {
-            job::resume(panic);
+            panics::resume(panic);
         }
     }
 
-    /// Runs the region (README "Dispatch"); `Err` if a task forked and this is the child.
+    /// Runs the region, in README "Dispatch"'s steps; `Err` if a task forked and this is
+    /// the child.
     fn run<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) -> Result<(), Forked> {
         if n_tasks == 0 {
             return Ok(());
@@ -458,110 +440,34 @@ impl Pool {
         if self.follow.due() {
             self.refresh();
         }
-        let (width, wide_width) = self.active();
-        let max_helpers = if region.wide { wide_width } else { width } - 1;
         let crew = self.crew();
-        crew.ensure(max_helpers, self.on_start.as_ref());
-        let helpers = crew
-            .serving()
-            .min(max_helpers)
-            .min(region.participants.max(1) - 1);
+        let (helpers, helper_limit) = self.helpers_for(crew, region);
         let shared = &crew.shared;
         let counters = shared.counters.callers();
         Counters::bump(&counters.dispatches);
         let alive = Liveness::new();
-        // Step 1. Tasks that may wait for each other wait for a slot; an operation's items
-        // never do, so they run inline rather than wait.
-        let slot = if n_tasks < 2 || helpers == 0 || IN_TASK.with(Cell::get) {
-            None
-        } else if region.independent || const { crate::sync::broken("inline_when_full") } {
-            shared.signal.own_slot()
-        } else {
-            Some(shared.signal.wait_for_slot())
-        };
-        let Some(slot) = slot else {
+        // Step 1: a slot, or the region runs on the caller alone.
+        let Some(slot) = take_slot(&shared.signal, n_tasks, helpers, region) else {
             Counters::bump(&counters.inline_dispatches);
-            let panics = Panics::new();
-            let job = Job::new(closure, n_tasks, 1, region.stop, &alive);
-            as_task(|| job.run(Participant::CALLER, 0..n_tasks, &panics));
-            panics.resume();
+            run_inline(&Job::new(closure, n_tasks, 1, region.stop, &alive));
             return Ok(());
         };
-        let permits = if const { crate::sync::broken("signal_all") } {
-            helpers // deliberately broken: wakes helpers that can find no task
-        } else {
-            (n_tasks - 1).min(helpers)
-        };
+        let permits = permits(n_tasks, helpers);
         let job = Job::new(closure, n_tasks, permits + 1, region.stop, &alive);
-        // README "Dispatch", steps 2-7. Nothing from here to the end of step 6 may unwind:
-        // helpers hold pointers into the caller's closure (README "Panics").
+        // Nothing from here to the end of step 6 may unwind: helpers hold pointers into the
+        // caller's closure (README "Panics").
         let guard = AbortOnUnwind("a dispatch between posting and quiet");
-        let signal = &shared.signal;
-        let owned = signal.slot(slot);
-        owned.publish(&job);
-        // README "Waking late": an operation's many items wake sleeping helpers only once the
-        // caller has worked as long as a wake-up takes; spinning helpers join at once.
-        let wake_late = region.independent && job.sized_by_clock();
-        // Read before the post: it times the caller's first task and dates the region for
-        // the stream rule below.
-        let first_began = job.first_task_began();
-        // The highest helper index that may take a permit: any active one, below the
-        // caller's bound on worker indices.
-        let helper_limit = (wide_width - 1).min(region.workers - 1);
-        let mut asleep = signal.post(slot, permits as u32, helper_limit, !wake_late);
-        // README "Streams of short regions": regions too short to wake a helper each, back
-        // to back, wake it for the ones that follow.
-        if asleep && owned.stream.wakes(first_began, signal.block_cost()) {
-            asleep = false;
-            Counters::bump(&counters.stream_wakeups);
-            signal.wake_late(slot, first_began, true);
-        }
-        // Step 4: the caller's first task, then the tasks beyond the participants' first
-        // ones; step 5 as soon as the last of those is claimed. The first tasks whose
-        // permits no helper took are then the caller's: a helper that arrives after the
-        // caller ran its share takes no part, so a region too small to share runs on the
-        // caller alone, and the caller does not wait for it (README "Claiming").
-        let participants = job.participants;
-        let caller = Participant::CALLER;
-        as_task(|| {
-            job.run(caller, 0..1, &owned.panics);
-            let mut left = None;
-            let mut worked = 0;
-            job.work(
-                first_began,
-                caller,
-                owned.cursor(),
-                &owned.panics,
-                || false,
-                || {
-                    left = Some(signal.withdraw(slot));
-                },
-                |now_ns, worked_ns, left_ns| {
-                    worked = worked_ns;
-                    // Not in a child forked from a task: the crew's lock may be held there.
-                    if asleep
-                        && shared.generation == fork::generation()
-                        && worth_waking(worked_ns, left_ns, signal.block_cost())
-                    {
-                        asleep = false;
-                        signal.wake_late(slot, now_ns - worked_ns, false);
-                    }
-                },
-            );
-            let left = left.unwrap_or_else(|| signal.withdraw(slot)) as usize;
-            if wake_late {
-                owned.stream.ran(first_began, worked, left < permits);
-            }
-            let untaken = if const { crate::sync::broken("untaken_lost") } {
-                // Deliberately broken: the first task of one untaken permit is never run.
-                (participants - left + 1).min(participants)..participants
-            } else {
-                participants - left..participants
-            };
-            if !untaken.is_empty() && !job.stopped() {
-                job.run(caller, untaken, &owned.panics);
-            }
-        });
+        let owned = shared.signal.slot(slot);
+        owned.publish(&job); // step 2
+        let caller = Caller::post(
+            shared,
+            slot,
+            &job,
+            (permits, helper_limit),
+            region.independent,
+            counters,
+        );
+        as_task(|| caller.work()); // steps 3-5
         if shared.generation != fork::generation() {
             // A task forked and this is the child: the helpers counted as attached exist
             // only in the parent, and this crew is abandoned (README "Fork").
@@ -569,82 +475,74 @@ impl Pool {
             alive.end();
             return Err(Forked(owned.panics.take()));
         }
-        if const { crate::sync::broken("complete_on_signal") } {
-            // Deliberately broken: returns once no permit is left, not when work is done.
-            while owned.state().permits > 0 {
-                sync::spin_hint();
-            }
-        } else {
-            signal.wait_until_quiet(slot, counters);
-        }
+        wait_until_quiet(shared, slot, counters); // step 6
         guard.disarm();
         alive.end();
         let panic = owned.panics.take();
-        owned.release();
-        job::resume(panic);
+        owned.release(); // step 7
+        panics::resume(panic);
         Ok(())
     }
-}
 
-/// A region cut short by a fork from inside one of its tasks, seen from the child (README
-/// "Fork"), with the first panic its participants caught there, if any.
-pub(crate) struct Forked(Option<Panic>);
-
-impl Forked {
-    /// Panics, saying that the operation's results are missing here. The payload kept is
-    /// leaked, not dropped: a helper of the parent may have made it.
-    pub(crate) fn panic_in_child(self) -> ! {
-        std::mem::forget(self.0);
-        panic!(
-            "a task forked inside a data-parallel operation: in the child, the results of the \
-             parent's helpers are missing"
-        )
+    /// The helpers a region may use, started if missing, and the highest helper index that
+    /// may take its permits (any active one, below the caller's bound on worker indices).
+    #[inline]
+    fn helpers_for(&self, crew: &Crew, region: Region<'_>) -> (usize, usize) {
+        let (width, wide_width) = self.active();
+        let max_helpers = if region.wide { wide_width } else { width } - 1;
+        crew.ensure(max_helpers, self.on_start.as_ref());
+        let helpers = crew
+            .serving()
+            .min(max_helpers)
+            .min(region.participants.max(1) - 1);
+        (helpers, (wide_width - 1).min(region.workers - 1))
     }
 }
 
-/// How a region runs: narrow or wide, on how many participants at most, below what worker
-/// index, with what flag to stop claiming, and whether its tasks may wait for each other.
-#[derive(Clone, Copy)]
-pub(crate) struct Region<'a> {
-    pub(crate) wide: bool,
-    pub(crate) participants: usize,
-    /// Every participant's worker index is below this (`dispatch_with_worker`'s bound).
-    pub(crate) workers: usize,
-    pub(crate) stop: Option<&'a AtomicBool>,
-    /// Whether its tasks never wait for one another, as an operation's items: then sleeping
-    /// helpers are woken only once the caller has worked as long as a wake-up takes (README
-    /// "Waking late"), and with every slot taken the tasks run inline. `dispatch`'s tasks
-    /// may wait for each other: it wakes at once, and waits for a slot.
-    pub(crate) independent: bool,
+/// Step 1: the slot the region posts in, or `None` when it runs on the caller alone (one
+/// task, no helper, or a dispatch from inside a task). Tasks that may wait for each other
+/// wait for a slot; an operation's items never do, so they run inline rather than wait.
+#[inline]
+fn take_slot(signal: &Signal, n_tasks: usize, helpers: usize, region: Region<'_>) -> Option<usize> {
+    if n_tasks < 2 || helpers == 0 || in_task() {
+        None
+    } else if region.independent || const { crate::broken::variant("inline_when_full") } {
+        signal.own_slot()
+    } else {
+        Some(signal.wait_for_slot())
+    }
 }
 
-impl Region<'_> {
-    /// As `dispatch`: up to the pool's width, every task.
-    const NARROW: Region<'static> = Region {
-        wide: false,
-        participants: usize::MAX,
-        workers: usize::MAX,
-        stop: None,
-        independent: false,
-    };
-    /// As `dispatch_wide`: up to the pool's wide width, every task.
-    const WIDE: Region<'static> = Region {
-        wide: true,
-        ..Region::NARROW
-    };
+/// The permits a region of `n_tasks` posts with `helpers` available: no more helpers than
+/// can find a task.
+#[inline]
+fn permits(n_tasks: usize, helpers: usize) -> usize {
+    if const { crate::broken::variant("signal_all") } {
+        helpers // deliberately broken: wakes helpers that can find no task
+    } else {
+        (n_tasks - 1).min(helpers)
+    }
 }
 
-/// Runs `f` marked as a pool task, restoring the mark after.
-fn as_task<R>(f: impl FnOnce() -> R) -> R {
-    let was = IN_TASK.with(|t| t.replace(true));
-    let result = f();
-    IN_TASK.with(|t| t.set(was));
-    result
+/// Runs every task of `job` on the caller, as a task; resumes the first panic.
+fn run_inline(job: &Job) {
+    let panics = Panics::new();
+    as_task(|| job.run(Participant::CALLER, 0..job.n_tasks, &panics));
+    panics.resume();
 }
 
-/// Marks the current (helper) thread as running pool tasks for its whole life.
-pub(crate) fn mark_helper_thread() {
-    IN_TASK.with(|t| t.set(true));
+/// Step 6: waits until every helper that took part detached.
+#[inline]
+fn wait_until_quiet(shared: &Shared, slot: usize, counters: &Counters) {
+    let signal = &shared.signal;
+    if const { crate::broken::variant("complete_on_signal") } {
+        // Deliberately broken: returns once no permit is left, not when work is done.
+        while signal.slot(slot).state().permits > 0 {
+            sync::spin_hint();
+        }
+    } else {
+        signal.wait_until_quiet(slot, counters);
+    }
 }
 
 /// The active widths of a pool, and whether they were set explicitly (in the builder, by
@@ -675,29 +573,5 @@ impl Widths {
             wide: (word & u64::from(u32::MAX)) as usize,
             fixed: word & Self::FIXED != 0,
         }
-    }
-}
-
-#[cfg(all(test, not(rayforce_loom)))]
-mod tests {
-    use super::worth_waking;
-
-    #[test]
-    fn a_sleeping_helper_is_woken_once_the_region_promises_two_wake_ups_of_work() {
-        let block = 20_000;
-        // Once the caller has worked a wake-up's time, whatever is left.
-        assert!(worth_waking(block, 0, block));
-        // Sooner when its rate says two wake-ups' work is left, once the rate is trusted.
-        assert!(worth_waking(1_000, 2 * block, block));
-        assert!(
-            !worth_waking(999, 10 * block, block),
-            "a rate from under 1 us"
-        );
-        assert!(
-            !worth_waking(5_000, 2 * block - 1, block),
-            "less than two wake-ups left"
-        );
-        // Before the block cost is measured (0), the first trusted look wakes.
-        assert!(worth_waking(1_000, 0, 0));
     }
 }

@@ -205,7 +205,7 @@ impl Signal {
     /// widths a pool stores and the helpers taking permits always agree.
     pub(crate) fn resize(&self, apply: impl FnOnce() -> Option<(usize, usize)>) -> bool {
         // Under the lock, so that no helper is between its check and its wait.
-        let _guard = if const { crate::sync::broken("resize_unlocked") } {
+        let _guard = if const { crate::broken::variant("resize_unlocked") } {
             None // deliberately broken: a helper between its check and its wait misses this
         } else {
             Some(sync::lock(&self.lock))
@@ -259,7 +259,7 @@ impl Signal {
     /// Dispatch step 5, for `slot` only: takes back the permits no helper took.
     #[inline]
     pub(crate) fn withdraw(&self, slot: usize) -> u32 {
-        if const { crate::sync::broken("withdraw_all") } {
+        if const { crate::broken::variant("withdraw_all") } {
             // Deliberately broken: clears every slot's permits, other dispatches' too.
             return self.slots.iter().map(Slot::withdraw).sum();
         }
@@ -434,7 +434,7 @@ impl Signal {
         self.sleepers.fetch_add(1, Ordering::Relaxed);
         fence(Ordering::SeqCst); // pairs with the fence in `post`
         let mut guard = sync::lock(&self.lock);
-        let outcome = if const { crate::sync::broken("spin_without_recheck") } && started > 0 {
+        let outcome = if const { crate::broken::variant("spin_without_recheck") } && started > 0 {
             None // deliberately broken: after a spin, blocks without looking for a permit
         } else {
             self.poll(index, cursor)

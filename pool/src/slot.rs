@@ -3,7 +3,8 @@
 //! own; and its caller's wait. A pool has a fixed table of them (README "State"); a dispatch that finds none free
 //! waits for one, an operation runs inline.
 
-use crate::job::{Job, Panics, RunRange};
+use crate::job::{Job, RunRange};
+use crate::panics::Panics;
 use crate::stream::Stream;
 use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Condvar, Ordering};
 use crossbeam_utils::CachePadded;
@@ -16,9 +17,11 @@ const PERMITS_MASK: u64 = (1 << 16) - 1;
 const HELPER_LIMIT_SHIFT: u32 = 16;
 const HELPER_LIMIT_MASK: u64 = PERMITS_MASK << HELPER_LIMIT_SHIFT;
 // Both fields hold up to a pool's width.
-const _: () = assert!(crate::builder::MAX_WIDTH as u64 <= PERMITS_MASK);
+const _: () = assert!(crate::limits::MAX_WIDTH as u64 <= PERMITS_MASK);
 
 /// A snapshot of a slot's signal word, for invariants and tests.
+// A test hook, as `Pool::signal_state`.
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignalState {
     /// Permits posted and not yet taken (0 whenever no dispatch is in flight).
@@ -47,7 +50,7 @@ impl SignalState {
 /// "State"): the caller writes it when it posts and when it withdraws, a helper that takes
 /// part when it attaches (and so takes its first task) and when it detaches; polling it
 /// never moves the line the caller claims further tasks on.
-struct Signal {
+struct SignalLine {
     /// `attached << 32 | permits` (README "State").
     state: AtomicU64,
     /// The job, field by field (written in step 2, before the permits' Release).
@@ -75,7 +78,7 @@ struct Work {
 }
 
 pub(crate) struct Slot {
-    signal: CachePadded<Signal>,
+    line: CachePadded<SignalLine>,
     work: CachePadded<Work>,
     /// The first panic of the dispatch in flight here.
     pub(crate) panics: Panics,
@@ -92,7 +95,7 @@ pub(crate) struct Slot {
 impl Slot {
     pub(crate) fn new() -> Slot {
         Slot {
-            signal: CachePadded::new(Signal {
+            line: CachePadded::new(SignalLine {
                 state: AtomicU64::new(0),
                 run: AtomicPtr::new(std::ptr::null_mut()),
                 data: AtomicPtr::new(std::ptr::null_mut()),
@@ -118,7 +121,7 @@ impl Slot {
 
     #[inline]
     pub(crate) fn state(&self) -> SignalState {
-        let state = self.signal.state.load(Ordering::Acquire);
+        let state = self.line.state.load(Ordering::Acquire);
         SignalState {
             permits: (state & PERMITS_MASK) as u32,
             attached: (state >> 32) as u32,
@@ -146,17 +149,15 @@ impl Slot {
     /// (ordered by the permits' Release in `add_permits`).
     #[inline]
     pub(crate) fn publish(&self, job: &Job) {
-        let signal = &*self.signal;
-        signal.run.store(job.run as *mut (), Ordering::Relaxed);
-        signal.data.store(job.data.cast_mut(), Ordering::Relaxed);
-        signal.n_tasks.store(job.n_tasks, Ordering::Relaxed);
-        signal
-            .participants
-            .store(job.participants, Ordering::Relaxed);
-        signal.max_chunk.store(job.max_chunk, Ordering::Relaxed);
-        signal.stop.store(job.stop.cast_mut(), Ordering::Relaxed);
+        let line = &*self.line;
+        line.run.store(job.run as *mut (), Ordering::Relaxed);
+        line.data.store(job.data.cast_mut(), Ordering::Relaxed);
+        line.n_tasks.store(job.n_tasks, Ordering::Relaxed);
+        line.participants.store(job.participants, Ordering::Relaxed);
+        line.max_chunk.store(job.max_chunk, Ordering::Relaxed);
+        line.stop.store(job.stop.cast_mut(), Ordering::Relaxed);
         #[cfg(rayforce_loom)]
-        signal.alive.store(job.alive.cast_mut(), Ordering::Relaxed);
+        line.alive.store(job.alive.cast_mut(), Ordering::Relaxed);
         self.work.next.store(job.participants, Ordering::Relaxed);
     }
 
@@ -164,8 +165,8 @@ impl Slot {
     #[inline]
     pub(crate) fn job(&self) -> Job {
         // Relaxed: the Acquire CAS that attached the helper ordered the caller's stores.
-        let signal = &*self.signal;
-        let run = signal.run.load(Ordering::Relaxed);
+        let line = &*self.line;
+        let run = line.run.load(Ordering::Relaxed);
         assert!(
             !run.is_null(),
             "attached to no dispatch: a permit outlived its dispatch"
@@ -175,13 +176,13 @@ impl Slot {
             // pointer survives the round trip through a data pointer on every target Rust
             // supports for this crate.
             run: unsafe { std::mem::transmute::<*mut (), RunRange>(run) },
-            data: signal.data.load(Ordering::Relaxed),
-            n_tasks: signal.n_tasks.load(Ordering::Relaxed),
-            participants: signal.participants.load(Ordering::Relaxed),
-            max_chunk: signal.max_chunk.load(Ordering::Relaxed),
-            stop: signal.stop.load(Ordering::Relaxed),
+            data: line.data.load(Ordering::Relaxed),
+            n_tasks: line.n_tasks.load(Ordering::Relaxed),
+            participants: line.participants.load(Ordering::Relaxed),
+            max_chunk: line.max_chunk.load(Ordering::Relaxed),
+            stop: line.stop.load(Ordering::Relaxed),
             #[cfg(rayforce_loom)]
-            alive: signal.alive.load(Ordering::Relaxed),
+            alive: line.alive.load(Ordering::Relaxed),
         }
     }
 
@@ -199,7 +200,7 @@ impl Slot {
         let posted = u64::from(permits) | (helper_limit as u64) << HELPER_LIMIT_SHIFT;
         // Release: pairs with the Acquire CAS in `try_attach`, so an attached helper sees
         // the job published before this post (step 2).
-        self.signal.state.fetch_add(posted, Ordering::Release);
+        self.line.state.fetch_add(posted, Ordering::Release);
     }
 
     /// Helper step 2: helper `index` takes one permit and attaches, or returns `None` if
@@ -208,11 +209,11 @@ impl Slot {
     /// get tasks 1 to `k`, in the order they attach; returns it.
     #[inline]
     pub(crate) fn try_attach(&self, index: usize) -> Option<usize> {
-        let state = &self.signal.state;
+        let state = &self.line.state;
         let mut seen = state.load(Ordering::Relaxed);
         while seen & PERMITS_MASK != 0 {
             let limit = (seen & HELPER_LIMIT_MASK) >> HELPER_LIMIT_SHIFT;
-            if index as u64 > limit && !const { crate::sync::broken("attach_above_limit") } {
+            if index as u64 > limit && !const { crate::broken::variant("attach_above_limit") } {
                 return None; // resized away before this dispatch was posted
             }
             let taken = seen - 1 + ATTACHED_ONE;
@@ -220,7 +221,7 @@ impl Slot {
             match state.compare_exchange_weak(seen, taken, Ordering::Acquire, Ordering::Relaxed) {
                 Ok(_) => {
                     // Relaxed: ordered by the Acquire above, as the rest of the job.
-                    let participants = self.signal.participants.load(Ordering::Relaxed);
+                    let participants = self.line.participants.load(Ordering::Relaxed);
                     return Some(participants - (seen & PERMITS_MASK) as usize);
                 }
                 Err(now) => seen = now,
@@ -233,13 +234,13 @@ impl Slot {
     /// the last ones of the participants', are the caller's to run).
     #[inline]
     pub(crate) fn withdraw(&self) -> u32 {
-        if const { crate::sync::broken("no_withdraw") } {
+        if const { crate::broken::variant("no_withdraw") } {
             return 0; // deliberately broken: leftover permits drift into the next dispatch
         }
         // Relaxed: withdrawing publishes nothing; it only stops further attachments. The
         // caller's Acquire loads in `is_quiet` order what follows.
         let before = self
-            .signal
+            .line
             .state
             .fetch_and(!(PERMITS_MASK | HELPER_LIMIT_MASK), Ordering::Relaxed);
         (before & PERMITS_MASK) as u32
@@ -250,20 +251,20 @@ impl Slot {
     pub(crate) fn detach(&self) {
         // Release: pairs with the Acquire load in `is_quiet`, so everything the helper did
         // in the dispatch (its tasks' effects) happens-before the caller returns.
-        self.signal.state.fetch_sub(ATTACHED_ONE, Ordering::Release);
+        self.line.state.fetch_sub(ATTACHED_ONE, Ordering::Release);
     }
 
     /// Whether no helper is attached (after `withdraw`, this can only become true).
     #[inline]
     pub(crate) fn is_quiet(&self) -> bool {
         // Acquire: pairs with `detach`'s Release.
-        self.signal.state.load(Ordering::Acquire) >> 32 == 0
+        self.line.state.load(Ordering::Acquire) >> 32 == 0
     }
 
     /// The caller's flag for "blocked or about to block waiting for quiet".
     #[inline]
     pub(crate) fn caller_sleeping(&self) -> &AtomicBool {
-        &self.signal.caller_sleeping
+        &self.line.caller_sleeping
     }
 
     /// Step 7: frees the slot for the next dispatch.
@@ -273,9 +274,7 @@ impl Slot {
         if cfg!(debug_assertions) {
             // So that `job` can tell a permit that outlived its dispatch (not in release
             // builds: the store would take back the line helpers poll, once per dispatch).
-            self.signal
-                .run
-                .store(std::ptr::null_mut(), Ordering::Relaxed);
+            self.line.run.store(std::ptr::null_mut(), Ordering::Relaxed);
         }
         // Release: pairs with `try_own`'s Acquire.
         self.work.owned.store(false, Ordering::Release);

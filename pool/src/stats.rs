@@ -13,6 +13,7 @@ use std::time::Duration;
 /// between latency (dispatches caught by a spinning helper) and CPU (time spent spinning,
 /// kernel wake-ups).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Calls to `dispatch` or `dispatch_wide` with at least one task.
     pub dispatches: u64,
@@ -51,12 +52,12 @@ pub struct Stats {
     /// [`Pool::placement`](crate::Pool::placement) says which and why.
     pub unplaced_helpers: usize,
     /// Why the first of them is not placed.
-    #[cfg(target_os = "linux")]
     pub place_failure: Option<crate::PlaceFailure>,
 }
 
 /// Why a helper thread could not be started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StartFailure {
     /// The system refused the thread (this `errno`: `EAGAIN` at a thread or process limit).
     Os(i32),

@@ -174,30 +174,3 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
-
-/// Whether this build is the deliberately broken pool `variant`, for `loom-tests/check.sh`
-/// to show that the models catch it: under `--cfg rayforce_loom` only, with
-/// `RAYFORCE_LOOM_BROKEN=variant` at build time. An environment variable rather than a
-/// second cfg, so each variant rebuilds only this crate and its dependents (cargo tracks
-/// the variable), not every dependency as a change of `RUSTFLAGS` does. Always false
-/// outside loom builds, whatever the environment.
-pub(crate) const fn broken(variant: &str) -> bool {
-    if !cfg!(rayforce_loom) {
-        return false;
-    }
-    let Some(built) = option_env!("RAYFORCE_LOOM_BROKEN") else {
-        return false;
-    };
-    let (built, variant) = (built.as_bytes(), variant.as_bytes());
-    if built.len() != variant.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < built.len() {
-        if built[i] != variant[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}

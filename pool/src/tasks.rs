@@ -4,25 +4,25 @@
 //! `pool/src/README.md` "The operations' hook"). Panics are caught where the tasks run
 //! (README "Panics").
 
-use crate::job::Panics;
+use crate::panics::Panics;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 
 /// Who runs a range of a dispatch's tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Participant {
-    /// Its place in this dispatch, below the dispatch's participants: 0 for the caller, then
+pub(crate) struct Participant {
+    /// Its rank in this dispatch, below the dispatch's participants: 0 for the caller, then
     /// 1, 2, ... for the helpers in the order they joined. Dense, so per-participant state
     /// fits an array as long as the dispatch is wide.
-    pub slot: usize,
+    pub(crate) rank: usize,
     /// Its worker: 0 for the caller, k for helper k. The same thread from one dispatch to
     /// the next (below the pool's wide width), for scratch space kept per thread.
-    pub worker: usize,
+    pub(crate) worker: usize,
 }
 
 impl Participant {
     /// The caller of a dispatch.
-    pub(crate) const CALLER: Participant = Participant { slot: 0, worker: 0 };
+    pub(crate) const CALLER: Participant = Participant { rank: 0, worker: 0 };
 }
 
 /// A closure the pool can run on ranges of task indices.

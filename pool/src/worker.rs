@@ -1,10 +1,11 @@
 //! The helper thread's life: run the start hook, then wait for a permit, work on the
 //! dispatch it belongs to, detach; until the pool shuts down or the process forked away.
 
-use crate::crew::{Shared, ThreadStart};
+use crate::claim::ClaimHooks;
 use crate::fork;
+use crate::in_task::mark_helper_thread;
 use crate::job::Job;
-use crate::pool::mark_helper_thread;
+use crate::shared::{Shared, ThreadStart};
 use crate::signal::Wait;
 use crate::spin::Gaps;
 use crate::stats::Counters;
@@ -36,9 +37,7 @@ pub(crate) fn run(
         }
     }
     let guard = AbortOnUnwind("a pool helper's loop");
-    // In a child forked from inside one of this helper's tasks, this thread is the child's
-    // only one: it claims no more of the parent's tasks, detaches and exits (README "Fork").
-    let forked_away = || fork::generation() != shared.generation;
+    let mut forked_away = ForkedAway(shared.generation);
     let mut gaps = Gaps::default();
     // Helpers start looking at different slots, then each goes round (README "Sharing").
     let mut cursor = index;
@@ -53,16 +52,18 @@ pub(crate) fn run(
         let attached = shared.signal.slot(slot);
         let job = match last_job {
             // Deliberately broken: a job kept from an earlier dispatch in this slot.
-            Some((kept, job)) if const { crate::sync::broken("stale_job") } && kept == slot => job,
+            Some((kept, job)) if const { crate::broken::variant("stale_job") } && kept == slot => {
+                job
+            }
             _ => attached.job(),
         };
         last_job = Some((slot, job));
-        if forked_away() {
+        if forked_away.stop() {
             break; // the old crew is abandoned here: touch none of its locks
         }
         // The permit's task is its place in the dispatch; its index, its worker.
         let who = Participant {
-            slot: task,
+            rank: task,
             worker: index,
         };
         // The job is live: we are attached, so its dispatch has not returned and will not
@@ -81,14 +82,24 @@ pub(crate) fn run(
             who,
             attached.cursor(),
             &attached.panics,
-            forked_away,
-            || {},
-            |_, _, _| {},
+            &mut forked_away,
         );
-        if forked_away() {
+        if forked_away.stop() {
             break;
         }
         shared.signal.detach(slot);
     }
     guard.disarm();
+}
+
+/// A helper's claiming hooks: in a child forked from inside one of this helper's tasks, this
+/// thread is the child's only one: it claims no more of the parent's tasks, detaches and
+/// exits (README "Fork"). Holds the generation the helper's crew runs in.
+struct ForkedAway(u64);
+
+impl ClaimHooks for ForkedAway {
+    #[inline]
+    fn stop(&self) -> bool {
+        fork::generation() != self.0
+    }
 }

@@ -3,7 +3,7 @@
 //! length is a `for_each_mut` over the output that reads the inputs by index.
 
 use super::region::{complete_in_place, run_region, span, Disjoint, Runs};
-use crate::job::Panics;
+use crate::panics::Panics;
 use crate::tasks;
 
 /// Mutable output: `for_each_mut`, `parts_mut` and `chunks_mut`. Run on a

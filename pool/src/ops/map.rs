@@ -4,7 +4,7 @@
 //! panic resumes on the caller.
 
 use super::region::{complete, run_region, Disjoint, Runs};
-use crate::job::Panics;
+use crate::panics::Panics;
 use crate::unwind;
 use std::mem::MaybeUninit;
 use std::ops::Range;

@@ -2,9 +2,10 @@
 //! the hook into it and what a region's end means for what its participants wrote, a slice
 //! participants write in disjoint ranges, and state kept per participant.
 
-use crate::pool::{Forked, Region};
+use crate::region::{Forked, Region};
 use crate::sync::{AtomicBool, UnsafeCell};
-use crate::{Participant, Pool};
+use crate::tasks::Participant;
+use crate::Pool;
 use std::marker::PhantomData;
 use std::ops::Range;
 
@@ -165,12 +166,12 @@ impl<'a, T> Disjoint<'a, T> {
     }
 }
 
-/// State kept per participant of one region: one cell per participant slot, each made on
+/// State kept per participant of one region: one cell per participant rank, each made on
 /// its participant's first range and used only by it.
 ///
 /// # Safety
-/// Cell `k` is touched only by the participant whose `slot` is `k`, which is one thread
-/// within a region (`Participant::slot`), or after the region, by its caller alone.
+/// Cell `k` is touched only by the participant whose `rank` is `k`, which is one thread
+/// within a region (`Participant::rank`), or after the region, by its caller alone.
 pub(crate) struct PerParticipant<S> {
     cells: Vec<UnsafeCell<Option<S>>>,
 }
@@ -199,12 +200,12 @@ impl<S> PerParticipant<S> {
         init: impl FnOnce() -> S,
         f: impl FnOnce(&mut S) -> R,
     ) -> R {
-        let slot = if const { crate::sync::broken("shared_state") } {
+        let rank = if const { crate::broken::variant("shared_state") } {
             0 // deliberately broken: every participant on the caller's state
         } else {
-            who.slot
+            who.rank
         };
-        self.cells[slot].with_mut(|cell| {
+        self.cells[rank].with_mut(|cell| {
             // SAFETY: only `who` touches its cell during the region (struct `# Safety`).
             let state = unsafe { &mut *cell };
             f(state.get_or_insert_with(init))

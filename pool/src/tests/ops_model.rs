@@ -4,9 +4,10 @@
 //! published total or prefix read only once written). The rest is the pool's.
 
 use crate::ops::ParallelFold;
-use crate::pool::Region;
+use crate::region::Region;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
-use crate::{Participant, Pool};
+use crate::tasks::Participant;
+use crate::Pool;
 
 /// A pool of one helper that never spins, one caller's slot, no re-reading.
 fn pool() -> Pool {

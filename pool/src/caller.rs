@@ -1,0 +1,132 @@
+//! The caller's part of a region it posted (README "Dispatch", steps 3-5): posting the
+//! permits, its first task, the tasks it claims beyond the participants' first ones,
+//! withdrawing the permits once the last is claimed, and the first tasks of permits no
+//! helper took. The policies that wake helpers it left asleep (`waking_late.rs`,
+//! `stream.rs`) act at the claiming loop's named points.
+
+use crate::claim::ClaimHooks;
+use crate::fork;
+use crate::job::Job;
+use crate::shared::Shared;
+use crate::stats::Counters;
+use crate::tasks::Participant;
+use crate::waking_late;
+
+/// The caller of a posted region, while it works on it.
+pub(crate) struct Caller<'a> {
+    shared: &'a Shared,
+    slot: usize,
+    job: &'a Job,
+    permits: usize,
+    /// Whether this region may leave sleeping helpers asleep at first (an operation's
+    /// region long enough to size chunks by the clock).
+    wakes_late: bool,
+    /// Helpers were asleep when the permits were posted, and are left so for now.
+    asleep: bool,
+    /// The clock before the caller's first task (0 if the job does not read it).
+    first_began: u64,
+    /// The caller's work so far, by its last clock reading.
+    worked_ns: u64,
+    /// Permits no helper took, once withdrawn.
+    untaken: Option<u32>,
+}
+
+impl<'a> Caller<'a> {
+    /// Step 3: posts `permits` in `slot`, whose job is published, for helpers up to
+    /// `helper_limit`. Sleeping helpers are woken now unless `independent` tasks of a
+    /// region sized by the clock let them be woken late, or a stream of short regions
+    /// wakes them for the ones that follow (README "Streams of short regions").
+    #[inline]
+    pub(crate) fn post(
+        shared: &'a Shared,
+        slot: usize,
+        job: &'a Job,
+        (permits, helper_limit): (usize, usize),
+        independent: bool,
+        counters: &Counters,
+    ) -> Caller<'a> {
+        let signal = &shared.signal;
+        let wakes_late = independent && job.sized_by_clock();
+        // Read before the post: it times the caller's first task and dates the region for
+        // the stream rule.
+        let first_began = job.first_task_began();
+        let mut asleep = signal.post(slot, permits as u32, helper_limit, !wakes_late);
+        if asleep
+            && signal
+                .slot(slot)
+                .stream
+                .wakes(first_began, signal.block_cost())
+        {
+            asleep = false;
+            Counters::bump(&counters.stream_wakeups);
+            signal.wake_late(slot, first_began, true);
+        }
+        Caller {
+            shared,
+            slot,
+            job,
+            permits,
+            wakes_late,
+            asleep,
+            first_began,
+            worked_ns: 0,
+            untaken: None,
+        }
+    }
+
+    /// Steps 4-5: the caller's first task, then the tasks beyond the participants' first
+    /// ones, withdrawing the permits as soon as the last of those is claimed; then the first
+    /// tasks whose permits no helper took. A helper that arrives after the caller ran its
+    /// share takes no part, so a region too small to share runs on the caller alone, and the
+    /// caller does not wait for it (README "Claiming").
+    #[inline]
+    pub(crate) fn work(mut self) {
+        let (job, caller) = (self.job, Participant::CALLER);
+        let owned = self.shared.signal.slot(self.slot);
+        job.run(caller, 0..1, &owned.panics);
+        job.work(
+            self.first_began,
+            caller,
+            owned.cursor(),
+            &owned.panics,
+            &mut self,
+        );
+        let untaken =
+            self.untaken
+                .unwrap_or_else(|| self.shared.signal.withdraw(self.slot)) as usize;
+        if self.wakes_late {
+            owned
+                .stream
+                .ran(self.first_began, self.worked_ns, untaken < self.permits);
+        }
+        let participants = job.participants;
+        let untaken = if const { crate::broken::variant("untaken_lost") } {
+            // Deliberately broken: the first task of one untaken permit is never run.
+            (participants - untaken + 1).min(participants)..participants
+        } else {
+            participants - untaken..participants
+        };
+        if !untaken.is_empty() && !job.stopped() {
+            job.run(caller, untaken, &owned.panics);
+        }
+    }
+}
+
+impl ClaimHooks for Caller<'_> {
+    fn claimed_last(&mut self) {
+        self.untaken = Some(self.shared.signal.withdraw(self.slot));
+    }
+
+    fn tick(&mut self, now_ns: u64, worked_ns: u64, left_ns: u64) {
+        self.worked_ns = worked_ns;
+        let signal = &self.shared.signal;
+        // Not in a child forked from a task: the crew's lock may be held there.
+        if self.asleep
+            && self.shared.generation == fork::generation()
+            && waking_late::worth_waking(worked_ns, left_ns, signal.block_cost())
+        {
+            self.asleep = false;
+            signal.wake_late(self.slot, now_ns - worked_ns, false);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! `Region`: how one dispatch runs (narrow or wide, on how many participants, with what stop
+//! flag, whether its tasks may wait for each other), and `Forked`, a region cut short by a
+//! fork from inside one of its tasks.
+
+use crate::sync::AtomicBool;
+use crate::unwind::Panic;
+
+/// A region cut short by a fork from inside one of its tasks, seen from the child (README
+/// "Fork"), with the first panic its participants caught there, if any.
+pub(crate) struct Forked(pub(crate) Option<Panic>);
+
+impl Forked {
+    /// Panics, saying that the operation's results are missing here. The payload kept is
+    /// leaked, not dropped: a helper of the parent may have made it.
+    pub(crate) fn panic_in_child(self) -> ! {
+        std::mem::forget(self.0);
+        panic!(
+            "a task forked inside a data-parallel operation: in the child, the results of the \
+             parent's helpers are missing"
+        )
+    }
+}
+
+/// How a region runs: narrow or wide, on how many participants at most, below what worker
+/// index, with what flag to stop claiming, and whether its tasks may wait for each other.
+#[derive(Clone, Copy)]
+pub(crate) struct Region<'a> {
+    pub(crate) wide: bool,
+    pub(crate) participants: usize,
+    /// Every participant's worker index is below this (`dispatch_with_worker`'s bound).
+    pub(crate) workers: usize,
+    pub(crate) stop: Option<&'a AtomicBool>,
+    /// Whether its tasks never wait for one another, as an operation's items: then sleeping
+    /// helpers are woken only once the caller has worked as long as a wake-up takes (README
+    /// "Waking late"), and with every slot taken the tasks run inline. `dispatch`'s tasks
+    /// may wait for each other: it wakes at once, and waits for a slot.
+    pub(crate) independent: bool,
+}
+
+impl Region<'_> {
+    /// As `dispatch`: up to the pool's width, every task.
+    pub(crate) const NARROW: Region<'static> = Region {
+        wide: false,
+        participants: usize::MAX,
+        workers: usize::MAX,
+        stop: None,
+        independent: false,
+    };
+    /// As `dispatch_wide`: up to the pool's wide width, every task.
+    pub(crate) const WIDE: Region<'static> = Region {
+        wide: true,
+        ..Region::NARROW
+    };
+}
