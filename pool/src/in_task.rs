@@ -23,6 +23,7 @@ pub(crate) fn in_task() -> bool {
 }
 
 /// Runs `f` marked as a pool task, restoring the mark after.
+#[inline(always)]
 pub(crate) fn as_task<R>(f: impl FnOnce() -> R) -> R {
     let was = IN_TASK.with(|t| t.replace(true));
     let result = f();

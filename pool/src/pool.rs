@@ -509,7 +509,7 @@ fn take_slot(signal: &Signal, n_tasks: usize, helpers: usize, region: Region<'_>
     } else if region.independent || const { crate::broken::variant("inline_when_full") } {
         signal.own_slot()
     } else {
-        Some(signal.wait_for_slot())
+        Some(signal.own_slot().unwrap_or_else(|| signal.wait_for_slot()))
     }
 }
 

@@ -106,7 +106,7 @@ impl Signal {
     /// this caller (their callers run their own tasks, and the caller here is in none of
     /// them: a caller inside a task never waits), so one comes free; the wait backs off
     /// from spinning to sleeps of 100 us, which a dispatch that found every slot taken
-    /// may add to its start.
+    /// may add to its start. The slow path of a dispatch whose `own_slot` found none.
     #[cold]
     pub(crate) fn wait_for_slot(&self) -> usize {
         let mut round = 0;
