@@ -1,3 +1,4 @@
 //! Loom models of the rayforce-pool signalling, through its public API: see `tests/`.
-//! They compile only under `RUSTFLAGS="--cfg rayforce_loom"`; `run-models.sh` runs them,
-//! and `check-broken-variants.sh` shows they catch deliberately broken pools.
+//! They compile only under `RUSTFLAGS="--cfg rayforce_loom"`; `loom-tests/check.sh` runs
+//! them, then shows they catch each deliberately broken pool listed in
+//! `pool/src/broken.rs`.

@@ -175,7 +175,7 @@ impl Signal {
         // spinner, or it sees our permits. And with the one in another caller's `post`, for
         // `callers_in_flight`.
         // Spinners take permits without a kernel wake-up, but only one caller may count on
-        // them: with two in flight, both could count the same spinner (README "Spinning").
+        // them: with two in flight, both could count the same spinner (README "Sharing").
         let spinners = if self.limits.enabled() && self.callers_in_flight() == 1 {
             self.spinners.load(Ordering::Relaxed)
         } else {

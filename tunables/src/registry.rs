@@ -88,7 +88,7 @@ pub const MAX_DELAY_MS: u64 = 3_600_000;
 pub const MAX_ARENAS: u64 = 1024;
 
 /// The ceiling of the pool's adaptive spin window, in microseconds. The pool's sweep
-/// (BENCHMARKS.md, "spin_us") chose it; windows are also capped by the measured cost of a
+/// (BENCHMARKS.md, "spin_us sweep") chose it; windows are also capped by the measured cost of a
 /// kernel wake-up, and learned from each waiter's recent idle gaps.
 const DEFAULT_SPIN_US: u64 = 50;
 

@@ -7,7 +7,7 @@
 //! nodes and `plan.rs` turns the mask, cores and nodes into a placement plan.
 //!
 //! The reading runs inside the global allocator's first call, so no implementation may
-//! allocate; `tests/cpu_no_alloc.rs` checks that with a counting allocator.
+//! allocate; `tests/no_alloc.rs` checks that with a counting allocator.
 
 mod cpuset;
 mod place;
@@ -50,7 +50,14 @@ pub use policy::{CpuPolicy, UnknownPolicy};
 use core::fmt;
 
 /// Where a count came from.
+/// Serialized (feature `serde`) as its variant's name in snake case (`online_list`,
+/// `process_affinity`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Source {
     /// `/sys/devices/system/cpu/online`.
     OnlineList,
@@ -104,6 +111,7 @@ impl fmt::Display for Source {
 
 /// One count, where it came from, and whether it fell back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Count {
     /// The count, always >= 1.
     pub value: usize,
@@ -116,7 +124,13 @@ pub struct Count {
 }
 
 /// Which cgroup interface a quota came from.
+/// Serialized (feature `serde`) as `v2` or `v1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum CgroupVersion {
     /// `cpu.max`.
     V2,
@@ -126,6 +140,7 @@ pub enum CgroupVersion {
 
 /// A cgroup CPU bandwidth limit: `quota_us` of CPU time per `period_us` of wall time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CpuQuota {
     /// CPU time allowed per period, in microseconds.
     pub quota_us: u64,
@@ -159,7 +174,13 @@ impl CpuQuota {
 }
 
 /// Whether [`CpuCounts::count`] caps by the cgroup CPU quota (tunable `rayforce.cpu.quota`).
+/// Serialized (feature `serde`) as `apply` or `ignore`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum QuotaCap {
     /// Cap every count at `ceil(quota)` (the default).
     #[default]
@@ -172,6 +193,7 @@ pub enum QuotaCap {
 ///
 /// Invariant: `1 <= physical <= schedulable <= online`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CpuCounts {
     /// CPUs online in the system.
     pub online: Count,
