@@ -11,6 +11,12 @@ use std::ptr;
 /// "Fork").
 pub(crate) struct Panics(AtomicPtr<Panic>);
 
+impl Default for Panics {
+    fn default() -> Panics {
+        Panics::new()
+    }
+}
+
 impl Panics {
     pub(crate) fn new() -> Panics {
         Panics(AtomicPtr::new(ptr::null_mut()))

@@ -17,7 +17,7 @@ use crate::signal::Signal;
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
-use crate::sync::{self, AtomicU64, Ordering};
+use crate::sync::{self, AtomicBool, AtomicU64, Ordering};
 use crate::tasks::{Chunks, Each, EachWithWorker, Participant, Tasks};
 use crate::unwind::AbortOnUnwind;
 use rayforce_tunables::cpu::{self, CpuCounts};
@@ -389,22 +389,30 @@ impl Pool {
         self.run_resuming(n_tasks, &EachWithWorker(f), region);
     }
 
-    /// The data-parallel operations' hook (`ops/`, README "The operations' hook"): runs
-    /// `f(participant, range)` over claimed ranges of `0..n_tasks`, on at most `region`'s
-    /// participants, each participant's `rank` below that; once `region.stop` is set, no
-    /// participant claims another range. `Err` only in a child forked from inside a task,
-    /// where the tasks the parent's helpers held never finish (README "Fork"), with the
-    /// region's first panic, not resumed: what the operation's participants wrote must be
-    /// leaked before anything unwinds.
-    pub(crate) fn run_chunks<F>(
+    /// The data-parallel operations' hook (`ops/pipeline.rs`, README "The operations'
+    /// hook"): runs `f(participant, range)` over claimed ranges of `0..n_tasks`, narrow or
+    /// `wide`, on at most `participants` participants, each participant's `rank` below
+    /// that; once `stop` is set, no participant claims another range. The tasks are
+    /// independent: they run inline when every slot is taken, and may wake sleeping helpers
+    /// late (README "Waking late"). `Err` only in a child forked from inside a task, where
+    /// the tasks the parent's helpers held never finish (README "Fork"), with the region's
+    /// first panic, not resumed: what the operation's participants wrote must be leaked
+    /// before anything unwinds.
+    pub(crate) fn run_chunks(
         &self,
         n_tasks: usize,
-        region: Region<'_>,
-        f: F,
-    ) -> Result<(), Forked>
-    where
-        F: Fn(Participant, Range<usize>) + Sync,
-    {
+        wide: bool,
+        participants: usize,
+        stop: Option<&AtomicBool>,
+        f: &(dyn Fn(Participant, Range<usize>) + Sync),
+    ) -> Result<(), Forked> {
+        let region = Region {
+            wide,
+            participants,
+            workers: usize::MAX,
+            stop,
+            independent: true,
+        };
         self.run(n_tasks, &Chunks(f), region)
     }
 

@@ -2,7 +2,8 @@
 //! by `&mut` on whichever participant claimed it. An output written from inputs of the same
 //! length is a `for_each_mut` over the output that reads the inputs by index.
 
-use super::region::{complete_in_place, run_region, span, Disjoint, Runs};
+use super::pipeline;
+use super::region::{span, Disjoint, Runs};
 use crate::panics::Panics;
 use crate::tasks;
 
@@ -28,14 +29,18 @@ pub trait ParallelEach: Runs {
     {
         let n = items.len();
         let items = Disjoint::new(items);
-        let panics = Panics::new();
-        let outcome = run_region(self, n, usize::MAX, None, &|_, range| {
-            // SAFETY: claimed ranges are disjoint.
-            let part = unsafe { items.range(range.clone()) };
-            each_item(part, range.start, &panics, &f);
-        });
-        complete_in_place(outcome, "for_each_mut");
-        panics.resume();
+        let caught = pipeline::run::<_, _, _, { pipeline::SMALL }>(
+            self,
+            n,
+            None,
+            &Panics::new,
+            |panics, range| {
+                // SAFETY: claimed ranges are disjoint.
+                let part = unsafe { items.range(range.clone()) };
+                each_item(part, range.start, panics, &f);
+            },
+        );
+        resume_first(caught.states_in_place("for_each_mut"));
     }
 
     /// Calls `f(offset, part)` on consecutive parts of `items` that together cover it once,
@@ -67,12 +72,13 @@ pub trait ParallelEach: Runs {
         let items = Disjoint::new(items);
         // A panic is caught where the part ran (the hook's) and resumes once the region
         // is over.
-        let outcome = run_region(self, n, usize::MAX, None, &|_, range| {
-            let offset = range.start;
-            // SAFETY: claimed ranges are disjoint.
-            f(offset, unsafe { items.range(range) });
-        });
-        complete_in_place(outcome, "parts_mut");
+        let parts =
+            pipeline::run::<_, _, _, { pipeline::SMALL }>(self, n, None, &|| (), |(), range| {
+                let offset = range.start;
+                // SAFETY: claimed ranges are disjoint.
+                f(offset, unsafe { items.range(range) });
+            });
+        parts.states_in_place("parts_mut").for_each(drop);
     }
 
     /// Calls `f(chunk_index, chunk)` for consecutive chunks of `size` items of `items` (the
@@ -100,22 +106,37 @@ pub trait ParallelEach: Runs {
         );
         let len = items.len();
         let items = Disjoint::new(items);
-        let panics = Panics::new();
-        let outcome = run_region(self, len.div_ceil(size), usize::MAX, None, &|_, chunks| {
-            tasks::each(chunks, &panics, |chunk| {
-                // Below `len`: `chunk` is below `len.div_ceil(size)`.
-                let start = chunk * size;
-                // SAFETY: claimed chunk indices are disjoint, and so are their items.
-                let part = unsafe { items.range(span(start, size, len)) };
-                f(chunk, part);
-            });
-        });
-        complete_in_place(outcome, "chunks_mut");
-        panics.resume();
+        let chunks = len.div_ceil(size);
+        let caught = pipeline::run::<_, _, _, { pipeline::SMALL }>(
+            self,
+            chunks,
+            None,
+            &Panics::new,
+            |panics, chunks| {
+                tasks::each(chunks, panics, |chunk| {
+                    // Below `len`: `chunk` is below `len.div_ceil(size)`.
+                    let start = chunk * size;
+                    // SAFETY: claimed chunk indices are disjoint, and so are their items.
+                    let part = unsafe { items.range(span(start, size, len)) };
+                    f(chunk, part);
+                });
+            },
+        );
+        resume_first(caught.states_in_place("chunks_mut"));
     }
 }
 
 impl<R: Runs + ?Sized> ParallelEach for R {}
+
+/// Resumes the first panic of the participants' (in participant order), if any; the others'
+/// are discarded.
+fn resume_first(participants: impl Iterator<Item = Panics>) {
+    let mut first = None;
+    for panics in participants {
+        first = first.or(panics.take());
+    }
+    crate::panics::resume(first);
+}
 
 /// `f(start + k, &mut part[k])` for every item of `part`, as `tasks::each` runs tasks. The
 /// part arrives as a parameter, so the compiler knows that nothing `f` reads (the inputs

@@ -2,8 +2,9 @@
 //! and no participant claims another range (ranges in flight end at their next check, at
 //! most `MAX_BLOCK` items later); the caller returns the least index found.
 
-use super::region::{complete, run_region, span, Runs};
-use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use super::pipeline;
+use super::region::{span, Runs};
+use crate::sync::{AtomicBool, Ordering};
 
 /// How many items a participant tests between looks at the stop flag inside one range: the
 /// first block of a range is `FIRST_BLOCK` items, and each next one twice the last, up to
@@ -89,41 +90,43 @@ pub trait ParallelFind: Runs {
 
 impl<R: Runs + ?Sized> ParallelFind for R {}
 
-/// The engine of the searches: `search(from, to)` over blocks of at most `MAX_BLOCK`
-/// indices of `0..n` returns the first match in the block, if any; once one is found, no
-/// participant claims another range, and ranges in flight end after their current block.
-/// The least index found.
+/// The searches' pass through the pipeline: `search(from, to)` over blocks of at most
+/// `MAX_BLOCK` indices of `0..n` returns the first match in the block, if any; each
+/// participant keeps the least index it found, and once one is found, no participant
+/// claims another range, and ranges in flight end after their current block. The least
+/// index found.
 fn find_in_blocks<R: Runs + ?Sized>(
     runs: &R,
     n: usize,
     search: &(dyn Fn(usize, usize) -> Option<usize> + Sync),
 ) -> Option<usize> {
     let stop = AtomicBool::new(false);
-    let found = AtomicUsize::new(usize::MAX);
-    let outcome = run_region(runs, n, usize::MAX, Some(&stop), &|_, range| {
-        let (mut from, mut block) = (range.start, FIRST_BLOCK);
-        while from < range.end {
-            // Blocks with no atomic inside, so the compiler keeps what the search reads in
-            // registers through a block (a load of the flag in the loop made it reload
-            // every capture on every item: 3x slower than a plain loop).
-            let to = span(from, block, range.end).end;
-            if let Some(i) = search(from, to) {
-                found.fetch_min(i, Ordering::Relaxed);
-                stop.store(true, Ordering::Relaxed);
-                return;
+    let found = pipeline::run::<_, _, _, { pipeline::SMALL }>(
+        runs,
+        n,
+        Some(&stop),
+        &|| None,
+        |found: &mut Option<usize>, range| {
+            let (mut from, mut block) = (range.start, FIRST_BLOCK);
+            while from < range.end {
+                // Blocks with no atomic inside, so the compiler keeps what the search reads in
+                // registers through a block (a load of the flag in the loop made it reload
+                // every capture on every item: 3x slower than a plain loop).
+                let to = span(from, block, range.end).end;
+                if let Some(i) = search(from, to) {
+                    *found = Some(found.map_or(i, |earlier| earlier.min(i)));
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                (from, block) = (to, (2 * block).min(MAX_BLOCK));
+                // Relaxed: a hint to stop early; what was found reaches the caller when the
+                // region ends (the dispatch's detach and quiet check order it).
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
             }
-            (from, block) = (to, (2 * block).min(MAX_BLOCK));
-            // Relaxed: a hint to stop early; what was found reaches the caller when the
-            // region ends (the dispatch's detach and quiet check order it).
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-        }
-    });
-    let found = found.load(Ordering::Relaxed);
-    if found == usize::MAX {
-        // Nothing found here; cut short by a fork, the parent's helpers may have.
-        complete(outcome, ());
-    }
-    (found != usize::MAX).then_some(found)
+        },
+    );
+    // Cut short by a fork, the parent's helpers may have found one here: the child panics.
+    found.states().flatten().min()
 }

@@ -4,7 +4,8 @@
 //! `Combine`; oneTBB's `parallel_reduce`). Unlike a state per split, `init` runs at most
 //! once per participant of a region, whatever the number of ranges.
 
-use super::region::{complete, run_region, PerParticipant, Runs};
+use super::pipeline;
+use super::region::Runs;
 use std::iter::Sum;
 use std::ops::Range;
 
@@ -142,8 +143,8 @@ pub trait ParallelFold: Runs {
 
 impl<R: Runs + ?Sized> ParallelFold for R {}
 
-/// The pipeline every reduction is an instance of: a state per participant, made by `init`
-/// on its first range, `fold`ed through each range it claims; returns the states made, in
+/// Every reduction's pass through the pipeline: a state per participant, made by `init` on
+/// its first range, `fold`ed through each range it claims; returns the states made, in
 /// participant order, for the caller to combine.
 fn fold_ranges<R, S, F>(
     runs: &R,
@@ -156,9 +157,5 @@ where
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
-    let states = PerParticipant::new(runs.region_width());
-    let outcome = run_region(runs, n, states.participants(), None, &|who, range| {
-        states.with(who, init, |state| fold(state, range));
-    });
-    complete(outcome, states).into_states()
+    pipeline::run::<_, _, _, { pipeline::ANY_SIZE }>(runs, n, None, init, fold).states()
 }

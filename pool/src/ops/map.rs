@@ -3,13 +3,13 @@
 //! panics, every result already written is dropped exactly once, nothing else is, and the
 //! panic resumes on the caller.
 
-use super::region::{complete, run_region, Disjoint, Runs};
+use super::pipeline;
+use super::region::{Disjoint, Runs};
 use crate::panics::Panics;
 use crate::unwind;
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Mutex;
 
 /// Ordered results: `map` and `map_slice`. Run on a [`Pool`](crate::Pool) or on
 /// [`pool.wide()`](crate::Pool::wide).
@@ -28,10 +28,10 @@ pub trait ParallelMap: Runs {
         U: Send,
         F: Fn(usize) -> U + Sync,
     {
-        map_ranges(self, n, &|range, part, panics, holes| {
+        map_ranges(self, n, &|range, part, caught| {
             let start = range.start;
             let indices = |part: Range<usize>| start + part.start..start + part.end;
-            write_results(part, start, indices, &f, panics, holes);
+            write_results(part, start, indices, &f, caught);
         })
     }
 
@@ -49,10 +49,10 @@ pub trait ParallelMap: Runs {
         U: Send,
         F: Fn(&T) -> U + Sync,
     {
-        map_ranges(self, items.len(), &|range, part, panics, holes| {
+        map_ranges(self, items.len(), &|range, part, caught| {
             let start = range.start;
             let inputs = &items[range];
-            write_results(part, start, |part| inputs[part].iter(), &f, panics, holes);
+            write_results(part, start, |part| inputs[part].iter(), &f, caught);
         })
     }
 }
@@ -60,12 +60,19 @@ pub trait ParallelMap: Runs {
 impl<R: Runs + ?Sized> ParallelMap for R {}
 
 /// Where `map` and `map_slice` write a claimed range: its part of the result's storage,
-/// the dispatch's first panic, and the indices whose call panicked.
-type WriteRange<'a, U> =
-    dyn Fn(Range<usize>, &mut [MaybeUninit<U>], &Panics, &Mutex<Vec<usize>>) + Sync + 'a;
+/// and the participant's panics.
+type WriteRange<'a, U> = dyn Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync + 'a;
 
-/// The engine of `map` and `map_slice`: a `Vec` of `n` results, each claimed range's part
-/// of its storage filled in place by `write`.
+/// A participant's state in `map`: the indices whose call panicked (no result there), and
+/// its first panic. Empty, it allocates nothing.
+#[derive(Default)]
+struct Caught {
+    holes: Vec<usize>,
+    panics: Panics,
+}
+
+/// `map`'s and `map_slice`'s pass through the pipeline: a `Vec` of `n` results, each
+/// claimed range's part of its storage filled in place by `write`.
 fn map_ranges<R, U>(runs: &R, n: usize, write: &WriteRange<'_, U>) -> Vec<U>
 where
     R: Runs + ?Sized,
@@ -73,18 +80,25 @@ where
 {
     let mut out: Vec<U> = Vec::with_capacity(n);
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
-    // Indices whose call panicked (no result there), and the first panic.
-    let holes: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-    let panics = Panics::new();
-    let outcome = run_region(runs, n, usize::MAX, None, &|_, range| {
-        // SAFETY: claimed ranges are disjoint.
-        let part = unsafe { slots.range(range.clone()) };
-        write(range, part, &panics, &holes);
-    });
+    let caught = pipeline::run::<_, _, _, { pipeline::SMALL }>(
+        runs,
+        n,
+        None,
+        &Caught::default,
+        |caught, range| {
+            // SAFETY: claimed ranges are disjoint.
+            let part = unsafe { slots.range(range.clone()) };
+            write(range, part, caught);
+        },
+    );
     // Forked from inside a call: which results the parent's helpers wrote is unknown here,
-    // so none is dropped (the storage is freed, its items leaked).
-    let (holes, panics) = complete(outcome, (holes, panics));
-    let holes = holes.into_inner().unwrap_or_else(|p| p.into_inner());
+    // so none is dropped (the storage is freed, its items leaked) and the child panics.
+    let mut holes = Vec::new();
+    let mut first = None;
+    for participant in caught.states() {
+        holes.extend(participant.holes);
+        first = first.or(participant.panics.take());
+    }
     if holes.is_empty() {
         // SAFETY: every index ran (a region runs every task it is given) and wrote its
         // result; none panicked.
@@ -92,13 +106,13 @@ where
         return out;
     }
     drop_written(&mut out.spare_capacity_mut()[..n], holes);
-    panics.resume();
+    crate::panics::resume(first);
     unreachable!("a hole is a panic, and the panic resumed")
 }
 
 /// Writes `f(x)` into `part[k]` for every `k`, `x` being item `k` of the part's inputs
 /// (`inputs(range)` iterates over those of `range` of the part); the index (`start + k`)
-/// of a call that panicked goes to `holes`, and the rest of the part still runs. One
+/// of a call that panicked goes to `caught`, and the rest of the part still runs. One
 /// zipped loop with no bounds check and no store inside but the result's, so it
 /// vectorises where `f` allows; the part arrives as a parameter, so the compiler knows
 /// that nothing `f` reads is written through it.
@@ -107,8 +121,7 @@ fn write_results<U, X, F>(
     start: usize,
     inputs: impl Fn(Range<usize>) -> X,
     f: F,
-    panics: &Panics,
-    holes: &Mutex<Vec<usize>>,
+    caught: &mut Caught,
 ) where
     X: Iterator,
     F: Fn(X::Item) -> U,
@@ -128,11 +141,8 @@ fn write_results<U, X, F>(
         let Err(payload) = outcome else {
             return;
         };
-        holes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(start + at);
-        panics.keep_first(payload);
+        caught.holes.push(start + at);
+        caught.panics.keep_first(payload);
         from = at + 1;
     }
 }

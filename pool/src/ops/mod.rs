@@ -1,9 +1,9 @@
 //! The data-parallel operations: results written in place, mutable output, per-participant
 //! state and early exit, without atomics, locks or `unsafe` in user code. A layer above the
-//! pool: every operation runs on its one hook (`Pool::run_chunks`, README "The operations'
-//! hook"), which hands each participant claimed ranges of indices with its place in the
-//! dispatch, and each is an instance of one pipeline: state made at most once per
-//! participant, ranges folded into it, states combined once (`region.rs`).
+//! pool: every operation is an instance of one pipeline (`pipeline.rs`: state made at most
+//! once per participant, the ranges it claims folded into it, an optional stop, states
+//! combined once), the operations' one door into the pool (`Pool::run_chunks`, README
+//! "The operations' hook").
 //!
 //! Bring them in with `use rayforce_pool::prelude::*`; they run on a [`Pool`](crate::Pool)
 //! as `dispatch` does, or on [`pool.wide()`](crate::Pool::wide) as `dispatch_wide` does.
@@ -14,6 +14,7 @@ mod find;
 mod fold;
 mod look_back;
 mod map;
+mod pipeline;
 mod region;
 pub(crate) mod scan;
 

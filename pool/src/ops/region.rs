@@ -1,11 +1,10 @@
-//! What the operations share: the runner they run on ([`Runs`]: a pool, narrow or wide),
-//! the hook into it and what a region's end means for what its participants wrote, a slice
-//! participants write in disjoint ranges, and state kept per participant.
+//! What the operations share: the runner they run on ([`Runs`]: a pool, narrow or wide), a
+//! slice participants write in disjoint ranges, and state kept per participant.
 
-use crate::region::{Forked, Region};
-use crate::sync::{AtomicBool, UnsafeCell};
+use crate::sync::UnsafeCell;
 use crate::tasks::Participant;
 use crate::Pool;
+use smallvec::SmallVec;
 use std::marker::PhantomData;
 use std::ops::Range;
 
@@ -29,63 +28,10 @@ pub trait Runs: Sync + sealed::Sealed {
     }
 }
 
-/// The hook: `f(participant, range)` over claimed ranges of `0..n` on `runs`, on at most
-/// `participants` participants; none claims another range once `stop` is set. Its outcome
-/// goes to [`complete`] or [`complete_in_place`].
-pub(crate) fn run_region<R: Runs + ?Sized>(
-    runs: &R,
-    n: usize,
-    participants: usize,
-    stop: Option<&AtomicBool>,
-    f: &(dyn Fn(Participant, Range<usize>) + Sync),
-) -> Outcome {
-    let (pool, wide) = runs.pool_and_wide();
-    let region = Region {
-        wide,
-        participants,
-        workers: usize::MAX,
-        stop,
-        independent: true,
-    };
-    pool.run_chunks(n, region, f)
-}
-
-/// How a region ended: every task ran (or the stop flag cut it short), or a task forked and
-/// this process is the child, where the tasks the parent's helpers held never finish
-/// (README "Fork").
-pub(crate) type Outcome = Result<(), Forked>;
-
-/// After a region whose participants wrote into `written` (state, results, bookkeeping the
-/// operation owns): `written`, if every task ran. In a child forked from inside one of the
-/// region's tasks, a helper of the parent may have been halfway through writing any part of
-/// it: it is leaked, never dropped, and the child panics rather than return a result with
-/// parts missing.
-pub(crate) fn complete<W>(outcome: Outcome, written: W) -> W {
-    match outcome {
-        Ok(()) => written,
-        Err(forked) => {
-            std::mem::forget(written);
-            forked.panic_in_child()
-        }
-    }
-}
-
-/// After a region whose participants wrote into the caller's slice (`operation`): in a
-/// child forked from inside one of its tasks, items of the slice may be halfway written by
-/// a helper of the parent, and unwinding would hand them to the caller's code to read and
-/// drop (a double free, for an item whose old value was dropped and new one not yet
-/// written). The child aborts instead, saying why; a child that forks to `exec` or to
-/// `_exit` never gets here.
-pub(crate) fn complete_in_place(outcome: Outcome, operation: &str) {
-    if outcome.is_err() {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "rayforce-pool: a task forked inside `{operation}`: in the child, items the \
-             parent's helpers were writing are in an unknown state; aborting the child"
-        );
-        std::process::abort();
-    }
+/// The pool `runs` runs on, and whether its regions run wide (the seal's method, for the
+/// pipeline).
+pub(crate) fn pool_and_wide<R: Runs + ?Sized>(runs: &R) -> (&Pool, bool) {
+    runs.pool_and_wide()
 }
 
 /// The range of at most `len` indices from `start` that ends at `end` at the latest
@@ -172,17 +118,18 @@ impl<'a, T> Disjoint<'a, T> {
 /// # Safety
 /// Cell `k` is touched only by the participant whose `rank` is `k`, which is one thread
 /// within a region (`Participant::rank`), or after the region, by its caller alone.
-pub(crate) struct PerParticipant<S> {
-    cells: Vec<UnsafeCell<Option<S>>>,
+pub(crate) struct PerParticipant<S, const INLINE: usize> {
+    /// The first `INLINE` cells in place, the rest (or all, for a wider region) on the heap.
+    cells: SmallVec<[UnsafeCell<Option<S>>; INLINE]>,
 }
 
 // SAFETY: each cell is used by one participant at a time (struct `# Safety`), and moved
 // between threads at most once, which `S: Send` allows.
-unsafe impl<S: Send> Sync for PerParticipant<S> {}
+unsafe impl<S: Send, const INLINE: usize> Sync for PerParticipant<S, INLINE> {}
 
-impl<S> PerParticipant<S> {
+impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
     /// Cells for a region of up to `participants` participants.
-    pub(crate) fn new(participants: usize) -> PerParticipant<S> {
+    pub(crate) fn new(participants: usize) -> PerParticipant<S, INLINE> {
         PerParticipant {
             cells: (0..participants).map(|_| UnsafeCell::new(None)).collect(),
         }

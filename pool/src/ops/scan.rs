@@ -8,7 +8,8 @@
 //! floating-point sums.
 
 use super::look_back::Blocks;
-use super::region::{complete_in_place, run_region, span, Disjoint, Runs};
+use super::pipeline;
+use super::region::{span, Disjoint, Runs};
 
 /// A block's size in bytes: its items stay in a core's L1 cache between the two passes.
 const BLOCK_BYTES: usize = 32 * 1024;
@@ -115,35 +116,36 @@ pub(crate) fn scan_in_blocks<R, T, F>(
     };
     let published = Blocks::new(blocks);
     let outputs = Disjoint::new(output);
-    let outcome = run_region(runs, blocks, usize::MAX, None, &|_, range| {
-        for b in range {
-            // SAFETY: blocks of distinct indices are disjoint.
-            let out = unsafe { outputs.range(block(b)) };
-            let items = &input[block(b)];
-            let known = match b {
-                0 => Some(None),
-                _ => published.prefix_through(b - 1).map(Some),
-            };
-            if let Some(before) = known {
-                // What comes before is known: one pass.
-                let carry = carry_from(start(), before, op);
-                scan_block(items, out, carry, op, kind);
-                published.publish_prefix(b, sum_through_last(items, out, op, kind));
-                continue;
+    let scanned =
+        pipeline::run::<_, _, _, { pipeline::SMALL }>(runs, blocks, None, &|| (), |(), range| {
+            for b in range {
+                // SAFETY: blocks of distinct indices are disjoint.
+                let out = unsafe { outputs.range(block(b)) };
+                let items = &input[block(b)];
+                let known = match b {
+                    0 => Some(None),
+                    _ => published.prefix_through(b - 1).map(Some),
+                };
+                if let Some(before) = known {
+                    // What comes before is known: one pass.
+                    let carry = carry_from(start(), before, op);
+                    scan_block(items, out, carry, op, kind);
+                    published.publish_prefix(b, sum_through_last(items, out, op, kind));
+                    continue;
+                }
+                // Total the block, publish the total, find what comes before it, then scan
+                // the block from there (its items still in cache).
+                let total = total_of(b);
+                published.publish_total(b, total.clone());
+                let before = published
+                    .prefix_before(b, op, total_of)
+                    .expect("a block after the first has blocks before it");
+                published.publish_prefix(b, op(&before, &total));
+                scan_block(items, out, carry_from(start(), Some(before), op), op, kind);
             }
-            // Total the block, publish the total, find what comes before it, then scan
-            // the block from there (its items still in cache).
-            let total = total_of(b);
-            published.publish_total(b, total.clone());
-            let before = published
-                .prefix_before(b, op, total_of)
-                .expect("a block after the first has blocks before it");
-            published.publish_prefix(b, op(&before, &total));
-            scan_block(items, out, carry_from(start(), Some(before), op), op, kind);
-        }
-    });
+        });
     // In a forked child this aborts before anything the blocks published is dropped.
-    complete_in_place(outcome, "scan");
+    scanned.states_in_place("scan").for_each(drop);
 }
 
 /// Where a block's scan starts: `start` (the identity, or none) after what the blocks

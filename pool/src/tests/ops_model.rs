@@ -4,7 +4,6 @@
 //! published total or prefix read only once written). The rest is the pool's.
 
 use crate::ops::ParallelFold;
-use crate::region::Region;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::tasks::Participant;
 use crate::Pool;
@@ -51,28 +50,27 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
         let late = AtomicUsize::new(0);
         // Task 0 (the caller's) sets the flag; task 1 (the helper's, or the caller's if no
         // helper came) sees it before returning; tasks 2 and 3 must then never run.
-        let region = Region {
-            wide: false,
-            participants: usize::MAX,
-            workers: usize::MAX,
-            stop: Some(&stop),
-            independent: true,
-        };
-        let outcome = pool.run_chunks(4, region, |_: Participant, range| {
-            for task in range {
-                match task {
-                    0 => stop.store(true, Ordering::Release),
-                    1 => {
-                        while !stop.load(Ordering::Acquire) {
-                            loom::thread::yield_now();
+        let outcome = pool.run_chunks(
+            4,
+            false,
+            usize::MAX,
+            Some(&stop),
+            &|_: Participant, range| {
+                for task in range {
+                    match task {
+                        0 => stop.store(true, Ordering::Release),
+                        1 => {
+                            while !stop.load(Ordering::Acquire) {
+                                loom::thread::yield_now();
+                            }
+                        }
+                        _ => {
+                            late.fetch_add(1, Ordering::Relaxed);
                         }
                     }
-                    _ => {
-                        late.fetch_add(1, Ordering::Relaxed);
-                    }
                 }
-            }
-        });
+            },
+        );
         assert!(outcome.is_ok(), "no fork under loom");
         assert_eq!(late.load(Ordering::Relaxed), 0, "claimed after the stop");
     });
