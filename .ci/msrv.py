@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that the workspace's `rust-version` is true for what a user builds: every
-normal or build dependency (not dev ones, not loom) of the published crates, as
-resolved in Cargo.lock, declares a rust-version no newer than ours. The crates' own code is
+normal or build dependency (not dev ones, not loom) of the published crates and of the
+command line (`rayforce-cli`, not published, built from the repository), as resolved in
+Cargo.lock, declares a rust-version no newer than ours. The crates' own code is
 held to it by clippy's `incompatible_msrv` lint (std APIs newer than rust-version are
 errors under `-D warnings`). Exits 1 naming each dependency that needs a newer Rust."""
 import json
@@ -19,7 +20,10 @@ def version(text):
 
 
 published = [
-    p for p in meta["packages"] if p["id"] in meta["workspace_members"] and p["publish"] != []
+    p
+    for p in meta["packages"]
+    if p["id"] in meta["workspace_members"]
+    and (p["publish"] != [] or p["name"] == "rayforce-cli")
 ]
 ours = version(published[0]["rust_version"])
 nodes = {n["id"]: n for n in meta["resolve"]["nodes"]}

@@ -44,5 +44,12 @@ fn main() {
         histogram[busiest],
         offsets[busiest]
     );
-    println!("{}", RT.report());
+    let sizing = RT.sizing();
+    println!(
+        "policy {}: {} CPUs, arena limit {}, pool width {}",
+        sizing.policy,
+        sizing.cpu_count,
+        sizing.limit,
+        pool.width()
+    );
 }

@@ -1,4 +1,6 @@
-//! Process CPU time: what `compare` and the benches report beside wall time.
+//! Process CPU time: what `compare` and the benches report beside wall time. It is shared
+//! by the command line (package `rayforce-cli`) and the benches, and is not part of the API
+//! (hidden from the docs).
 
 use std::time::Duration;
 

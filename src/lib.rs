@@ -3,23 +3,18 @@
 //!
 //! [`Runtime`] is the whole: a `#[global_allocator]` ([`rayforce_alloc::RayAlloc`] over
 //! mimalloc v3 heaps) that owns a [`Pool`] built on first use from the same CPU reading and
-//! tunables. [`Report`] is what `rayforce-rt inspect` prints.
+//! tunables. The `rayforce-rt` command line (package `rayforce-cli`) shows what it sizes.
 
 mod cpu_time;
 #[cfg(feature = "rayon")]
 mod rayon_bridge;
-mod report;
 mod runtime;
-#[cfg(target_os = "linux")]
-mod topology_report;
 
+#[doc(hidden)]
 pub use cpu_time::process_cpu_time;
 pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 pub use rayforce_pool::{prelude, Pool, Wide};
 pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};
 #[cfg(feature = "rayon")]
 pub use rayon_bridge::RayonInitError;
-pub use report::{CpuReport, FollowReport, QuotaReport, Report};
 pub use runtime::Runtime;
-#[cfg(target_os = "linux")]
-pub use topology_report::{HelperReport, NodeReport, PlacementReport};

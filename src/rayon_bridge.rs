@@ -87,8 +87,16 @@ impl Runtime {
         self.rayon_builder_of(threads)
             .build_global()
             .map_err(|cause| RayonInitError { threads, cause })?;
-        // Relaxed: a fact for the report; nothing is published through it.
+        // Relaxed: a fact for `rayon_threads`; nothing is published through it.
         self.rayon_threads.store(threads, Ordering::Relaxed);
         Ok(threads)
+    }
+
+    /// The width of rayon's global pool if [`init_rayon_global`](Self::init_rayon_global)
+    /// built it; `None` if it did not (rayon may still have built its own).
+    pub fn rayon_threads(&self) -> Option<usize> {
+        // Relaxed: as `init_rayon_global` stores it.
+        let threads = self.rayon_threads.load(Ordering::Relaxed);
+        (threads > 0).then_some(threads)
     }
 }

@@ -1,18 +1,14 @@
 //! `Runtime`: the global allocator and the owner of the pool, sized from one CPU reading.
 
-use crate::report::{FollowReport, Report};
-#[cfg(target_os = "linux")]
-use crate::topology_report::{NodeReport, PlacementReport};
 use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 use rayforce_pool::{ForkOnceCell, Pool};
 use rayforce_tunables::cpu::CpuCounts;
 use rayforce_tunables::cpu::CpuPolicy;
-#[cfg(target_os = "linux")]
-use rayforce_tunables::cpu::{self, Affinity, SysRoot};
 use rayforce_tunables::registry::Id;
 use rayforce_tunables::{Choices, Environment, Tunables};
 use std::alloc::{GlobalAlloc, Layout};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[cfg(feature = "rayon")]
+use std::sync::atomic::AtomicUsize;
 use std::sync::Mutex;
 
 /// What the first allocation fixes; per-knob variables, read later, cannot change them.
@@ -50,6 +46,7 @@ pub struct Runtime {
     /// The latest CPU reading the pool took (`None`: only the first allocation's).
     reading: Mutex<Option<CpuCounts>>,
     /// The width of rayon's global pool once `init_rayon_global` built it; 0 before.
+    #[cfg(feature = "rayon")]
     pub(crate) rayon_threads: AtomicUsize,
 }
 
@@ -75,13 +72,14 @@ impl Runtime {
             alloc: RayAlloc::with_choices(choices),
             pool: ForkOnceCell::new(),
             reading: Mutex::new(None),
+            #[cfg(feature = "rayon")]
             rayon_threads: AtomicUsize::new(0),
         }
     }
 
     /// The pool, built on first use from the allocator's CPU reading and tunables. If some
-    /// helper threads cannot be started, it runs with those that could (`report()` and
-    /// `pool().stats()` say why).
+    /// helper threads cannot be started, it runs with those that could (`pool().stats()`
+    /// says why).
     pub fn pool(&'static self) -> &'static Pool {
         &self.pool_and_tunables().0
     }
@@ -157,36 +155,14 @@ impl Runtime {
         self.alloc.collect();
     }
 
-    /// The counts per policy, the quota, the chosen policy, the arena limit and the pool
-    /// width: what `rayforce-rt inspect` prints for this process.
-    pub fn report(&'static self) -> Report {
-        let sizing = self.sizing();
-        let pool = self.pool();
-        let widths = (pool.width(), pool.wide_width());
-        let counts = self
-            .reading
+    /// The latest CPU reading: the pool's last re-reading (by [`refresh`](Self::refresh) or
+    /// by its periodic re-check), or, before any, the first allocation's (which the pool is
+    /// built from).
+    pub fn reading(&self) -> CpuCounts {
+        self.reading
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .unwrap_or(sizing.counts);
-        let mut report = Report::new(
-            &counts,
-            &sizing.tunables,
-            sizing.policy,
-            self.alloc.limit(),
-            widths,
-        );
-        report.follow = Some(FollowReport::of(&pool.stats()));
-        // Relaxed: as `init_rayon_global` stores it.
-        let rayon_threads = self.rayon_threads.load(Ordering::Relaxed);
-        report.rayon_threads = (rayon_threads > 0).then_some(rayon_threads);
-        #[cfg(target_os = "linux")]
-        {
-            let cpus = cpu::schedulable_cpus(SysRoot::SYSTEM, Affinity::Process);
-            report.nodes = NodeReport::read(SysRoot::SYSTEM, &cpus);
-            let (_, tunables) = self.pool_and_tunables();
-            report.placement = PlacementReport::of(tunables.place(), &pool.placement());
-        }
-        report
+            .unwrap_or_else(|| self.sizing().counts)
     }
 }
 

@@ -34,7 +34,7 @@ fn bridge_in_child() {
     println!("threads={threads}");
     println!("rayon_threads={}", rayon::current_num_threads());
     println!("pool_width={}", RT.pool().width());
-    println!("report_rayon_threads={:?}", RT.report().rayon_threads);
+    println!("runtime_rayon_threads={:?}", RT.rayon_threads());
     println!("limit={}", after.limit);
     println!("before={before:?}");
     println!("after={:?}", after.threads_per_arena);
@@ -74,7 +74,7 @@ fn check(env: &[(&str, &str)], expected_threads: Option<usize>) {
     if let Some(expected) = expected_threads {
         assert_eq!(threads, expected, "{env:?}: {got:?}");
     }
-    assert_eq!(got["report_rayon_threads"], format!("Some({threads})"));
+    assert_eq!(got["runtime_rayon_threads"], format!("Some({threads})"));
     for worker in 0..threads {
         assert_eq!(
             got[&format!("worker{worker}")],

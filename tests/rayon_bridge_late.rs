@@ -21,7 +21,7 @@ fn a_call_after_rayon_was_used_is_an_error_the_program_survives() {
     assert!(message.contains("already"), "{message}");
     assert!(message.contains("before any rayon call"), "{message}");
     assert_eq!(rayon::current_num_threads(), rayon_width, "nothing changed");
-    assert_eq!(RT.report().rayon_threads, None, "not built by the runtime");
+    assert_eq!(RT.rayon_threads(), None, "not built by the runtime");
     let (a, b) = rayon::join(|| 40, || 2);
     assert_eq!(a + b, 42, "the program carries on");
 }

@@ -22,8 +22,8 @@ fn report_sizes() {
     println!("cpu_count={}", sizing.cpu_count);
     println!("arena_limit={}", sizing.limit);
     println!("pool_width={}", pool.width());
-    println!("report_pool_width={}", RT.report().pool_width);
     println!("physical={}", sizing.counts.physical.value);
+    println!("reading_physical={}", RT.reading().physical.value);
     println!("online={}", sizing.counts.online.value);
     let late = RT.tunables().diagnostics().iter();
     let late = late
@@ -56,7 +56,10 @@ fn sizes_come_from_one_reading_and_the_string() {
         plain["arena_limit"], plain["cpu_count"],
         "arena limit = 1 per CPU x the same count"
     );
-    assert_eq!(plain["report_pool_width"], plain["pool_width"]);
+    assert_eq!(
+        plain["reading_physical"], plain["physical"],
+        "the pool's reading is the first allocation's"
+    );
 
     let tuned = sizes(&[(
         "RAYFORCE_TUNABLES",

@@ -3,9 +3,9 @@
 //! process has one global allocator), started once and driven line by line over its
 //! standard input and output, so that its runs interleave with the runtime's.
 
-use super::engine::{Kind, ENGINE_VARIABLE};
-use super::workloads::{Exec, Sample, Sizes, Workload, Workloads};
-use super::Failure;
+use crate::command::Failure;
+use crate::engine::{Kind, ENGINE_VARIABLE};
+use crate::workloads::{Exec, Sample, Sizes, Workload, Workloads};
 use rayforce_rt::Runtime;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};

@@ -1,13 +1,6 @@
 //! Argument parsing and dispatch; every error is one line on stderr and exit code 2.
 
-mod baseline;
-mod compare;
-pub(crate) mod engine;
-mod inspect;
-mod plot;
-mod tunables;
-mod workloads;
-
+use crate::{baseline, compare, engine, inspect, tunables};
 use clap::{Parser, Subcommand};
 use rayforce_rt::{Runtime, Tunables};
 use std::ffi::OsString;

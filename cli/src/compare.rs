@@ -4,11 +4,11 @@
 //! configuration sees the same machine. A verdict per workload first, then medians and
 //! spreads of wall time, process CPU time and work per CPU-second; `--plot` draws them.
 
-use super::baseline::Baseline;
-use super::engine::Kind;
-use super::plot;
-use super::workloads::{Exec, Mode, Sample, Sizes, Workload, Workloads};
-use super::Failure;
+use crate::baseline::Baseline;
+use crate::command::Failure;
+use crate::engine::Kind;
+use crate::plot;
+use crate::workloads::{Exec, Mode, Sample, Sizes, Workload, Workloads};
 use rayforce_rt::cpu::CpuPolicy;
 use rayforce_rt::{Pool, Runtime};
 use serde_json::{json, Value};
@@ -284,7 +284,7 @@ fn configurations(pools: &[(CpuPolicy, Pool)], baselines: &[Baseline]) -> Vec<Co
 }
 
 pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
-    super::refuse_if_strict(runtime.tunables())?;
+    crate::command::refuse_if_strict(runtime.tunables())?;
     if let Some(rows) = args.rows {
         check_rows(rows)?;
     }

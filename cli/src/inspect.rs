@@ -1,10 +1,11 @@
 //! `rayforce-rt inspect`: the counts per policy, their sources and fallbacks, the quota, the
 //! arena limit and pool width they give, the NUMA nodes, and where placement puts helpers.
 
-use super::Failure;
+use crate::command::Failure;
+use crate::report::Report;
+use crate::topology_report::{NodeReport, PlacementReport};
 use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, Place, SysRoot};
-use rayforce_rt::{NodeReport, PlacementReport};
-use rayforce_rt::{Report, Runtime};
+use rayforce_rt::Runtime;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -37,7 +38,7 @@ fn parse_cpu_list(list: &str) -> Result<Box<CpuSet>, String> {
 }
 
 pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
-    super::refuse_if_strict(runtime.tunables())?;
+    crate::command::refuse_if_strict(runtime.tunables())?;
     if let Some(dir) = &args.sysfs_root {
         let cpu_dir = dir.join("sys/devices/system/cpu");
         if !dir.is_dir() {
@@ -66,7 +67,7 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
     };
     let this_process = args.sysfs_root.is_none() && args.cpus.is_none() && args.policy.is_none();
     let report = if this_process && args.place.is_none() {
-        runtime.report() // this process, as its own Runtime sized it, placed as it is
+        Report::of_runtime(runtime) // this process, as its own Runtime sized it, placed as it is
     } else {
         let counts = cpu::read_at(root, affinity);
         if let Some(set) = &args.cpus {

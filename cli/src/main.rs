@@ -2,7 +2,17 @@
 //! `tunables`, `compare` rayforce-rt with rayon on the system allocator and on mimalloc. It
 //! runs on its own `Runtime`.
 
-mod cli;
+mod baseline;
+mod command;
+mod compare;
+mod engine;
+mod inspect;
+mod plot;
+mod report;
+#[cfg(target_os = "linux")]
+mod topology_report;
+mod tunables;
+mod workloads;
 
 use rayforce_rt::{Choices, Runtime};
 use std::process::ExitCode;
@@ -12,10 +22,10 @@ use std::process::ExitCode;
 /// rather than aborting at its first allocation.
 static RT: Runtime = Runtime::with_choices(Choices::new().strict_aborts(false));
 
-/// The runtime, except in `compare`'s baseline processes (`cli/engine.rs`).
+/// The runtime, except in `compare`'s baseline processes (`engine.rs`).
 #[global_allocator]
-static ENGINE: cli::engine::Engine = cli::engine::Engine::new(&RT);
+static ENGINE: engine::Engine = engine::Engine::new(&RT);
 
 fn main() -> ExitCode {
-    cli::run(std::env::args_os(), &RT, ENGINE.kind())
+    command::run(std::env::args_os(), &RT, ENGINE.kind())
 }

@@ -3,7 +3,7 @@
 //! helper gets (planned, for a dump or another mask) or got (this process's pool, with why a
 //! helper is not placed).
 
-use rayforce_tunables::cpu::{self, Affinity, CpuSet, Place, SysRoot};
+use rayforce_rt::cpu::{self, Affinity, CpuSet, Place, SysRoot};
 use serde::Serialize;
 use std::fmt;
 
@@ -45,7 +45,7 @@ impl NodeReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct PlacementReport {
     /// `spread` or `close`.
-    pub mode: &'static str,
+    pub mode: Place,
     /// Helper 1 first.
     pub helpers: Vec<HelperReport>,
 }
@@ -90,10 +90,7 @@ impl PlacementReport {
                 None => unplaced(helper, rayforce_pool::PlaceFailure::NoCpu.to_string()),
             })
             .collect();
-        Some(PlacementReport {
-            mode: mode.as_str(),
-            helpers,
-        })
+        Some(PlacementReport { mode, helpers })
     }
 
     /// Where a running pool's helpers are; `None` when `mode` is off.
@@ -114,10 +111,7 @@ impl PlacementReport {
                 Some(failure) => unplaced(p.helper, failure.to_string()),
             })
             .collect();
-        Some(PlacementReport {
-            mode: mode.as_str(),
-            helpers,
-        })
+        Some(PlacementReport { mode, helpers })
     }
 }
 

@@ -2,10 +2,9 @@
 //! every diagnostic, in the spirit of `ld.so --list-tunables`: what this binary's own
 //! Runtime resolved from the environment.
 
-use super::Failure;
-use rayforce_rt::Runtime;
-use rayforce_tunables::registry::{Kind, TABLE};
-use rayforce_tunables::Tunables;
+use crate::command::Failure;
+use rayforce_rt::registry::{Kind, TABLE};
+use rayforce_rt::{Runtime, Tunables};
 use serde_json::{json, Value};
 
 #[derive(clap::Args)]
@@ -22,7 +21,7 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
     } else {
         print_table(tunables);
     }
-    super::refuse_if_strict(tunables)
+    crate::command::refuse_if_strict(tunables)
 }
 
 /// A value as an operator writes it: a word, 0/1, a number, or `auto`.

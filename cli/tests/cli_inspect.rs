@@ -7,22 +7,16 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The real sysfs dumps in the repository's `fixtures/topology/`; `None` (with a message)
-/// only when this test runs from a packaged crate, which leaves them out. In the
-/// repository their absence is a failure, never a skip.
-fn fixtures() -> Option<PathBuf> {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = manifest.join("fixtures/topology");
-    if dir.join("EXPECTED.tsv").is_file() {
-        return Some(dir);
-    }
-    let packaged = manifest.join("Cargo.toml.orig").is_file();
-    assert!(packaged, "fixtures missing at {}", dir.display());
-    eprintln!(
-        "skipping: no fixtures beside a packaged crate ({})",
+/// The real sysfs dumps in the repository's `fixtures/topology/`: this package is built from
+/// the repository only (it is not published), so their absence is a failure, never a skip.
+fn fixtures() -> PathBuf {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/topology"));
+    assert!(
+        dir.join("EXPECTED.tsv").is_file(),
+        "fixtures missing at {}",
         dir.display()
     );
-    None
+    dir
 }
 
 fn inspect(args: &[&str]) -> Output {
@@ -55,7 +49,7 @@ fn tool(program: &str, args: &[&str]) -> Option<String> {
 
 #[test]
 fn nodes_and_placement_match_the_numa_dumps() {
-    let Some(fixtures) = fixtures() else { return };
+    let fixtures = fixtures();
     let table = std::fs::read_to_string(fixtures.join("EXPECTED-numa.tsv")).unwrap();
     let mut rows: std::collections::BTreeMap<&str, Vec<(u64, &str, u64)>> = Default::default();
     for line in table.lines().skip(1).filter(|l| !l.trim().is_empty()) {
@@ -118,30 +112,38 @@ fn nodes_and_placement_match_the_numa_dumps() {
 
 #[test]
 fn json_matches_expected_for_every_fixture() {
-    let Some(fixtures) = fixtures() else { return };
+    let fixtures = fixtures();
     let table = std::fs::read_to_string(fixtures.join("EXPECTED.tsv")).unwrap();
     let mut checked = 0;
     for line in table.lines().skip(1).filter(|l| !l.trim().is_empty()) {
         let cols: Vec<&str> = line.split('\t').collect();
         let dir = fixtures.join(cols[0]);
         let report = json(&inspect(&["--json", "--sysfs-root", dir.to_str().unwrap()]));
-        assert_eq!(report["online"].to_string(), cols[1], "{}: online", cols[0]);
         assert_eq!(
-            report["schedulable"].to_string(),
+            report["counts"]["online"]["value"].to_string(),
+            cols[1],
+            "{}: online",
+            cols[0]
+        );
+        assert_eq!(
+            report["counts"]["schedulable"]["value"].to_string(),
             cols[1],
             "{}: schedulable",
             cols[0]
         );
         assert_eq!(
-            report["physical"].to_string(),
+            report["counts"]["physical"]["value"].to_string(),
             cols[2],
             "{}: physical",
             cols[0]
         );
         assert_eq!(report["policy"], "physical");
         assert_eq!(report["count"].to_string(), cols[2]);
-        assert!(report["sources"]["physical"].is_string() && report["quota"].is_null());
-        assert_eq!(report["fallback"]["physical"], false);
+        assert!(
+            report["counts"]["physical"]["source"].is_string()
+                && report["counts"]["quota"].is_null()
+        );
+        assert_eq!(report["counts"]["physical"]["fallback"], false);
         checked += 1;
     }
     assert!(checked >= 8);
@@ -152,13 +154,15 @@ fn this_machine_agrees_with_nproc_and_lscpu() {
     let report = json(&inspect(&["--json"]));
     if let Some(nproc) = tool("nproc", &[]) {
         assert_eq!(
-            report["schedulable"].to_string(),
+            report["counts"]["schedulable"]["value"].to_string(),
             nproc.trim(),
             "nproc honours affinity"
         );
     }
     if let Some(all) = tool("nproc", &["--all"]) {
-        assert!(report["online"].as_u64().unwrap() <= all.trim().parse().unwrap());
+        assert!(
+            report["counts"]["online"]["value"].as_u64().unwrap() <= all.trim().parse().unwrap()
+        );
     }
     if let Some(lscpu) = tool("lscpu", &["-p=CPU,CORE,SOCKET,ONLINE", "--online"]) {
         let mut cores: Vec<(String, String)> = lscpu
@@ -173,14 +177,14 @@ fn this_machine_agrees_with_nproc_and_lscpu() {
         cores.sort();
         cores.dedup();
         assert_eq!(
-            report["online"].as_u64(),
+            report["counts"]["online"]["value"].as_u64(),
             Some(online as u64),
             "lscpu online CPUs"
         );
         // Without an affinity mask narrower than the machine, physical = lscpu's cores.
-        if report["schedulable"] == report["online"] {
+        if report["counts"]["schedulable"]["value"] == report["counts"]["online"]["value"] {
             assert_eq!(
-                report["physical"].as_u64(),
+                report["counts"]["physical"]["value"].as_u64(),
                 Some(cores.len() as u64),
                 "lscpu cores"
             );
@@ -202,9 +206,12 @@ fn taskset_one_cpu_gives_one() {
     match out {
         Ok(out) if out.status.success() => {
             let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-            assert_eq!(report["schedulable"], 1);
-            assert_eq!(report["physical"], 1);
-            assert_eq!(report["sources"]["schedulable"], "sched_getaffinity");
+            assert_eq!(report["counts"]["schedulable"]["value"], 1);
+            assert_eq!(report["counts"]["physical"]["value"], 1);
+            assert_eq!(
+                report["counts"]["schedulable"]["source"],
+                "process_affinity"
+            );
         }
         other => eprintln!("skipping: taskset unavailable: {other:?}"),
     }
@@ -212,7 +219,7 @@ fn taskset_one_cpu_gives_one() {
 
 #[test]
 fn cpus_flag_sets_the_affinity() {
-    let Some(fixtures) = fixtures() else { return };
+    let fixtures = fixtures();
     let dir = fixtures.join("intel-silver4108-2p8c2t");
     let report = json(&inspect(&[
         "--json",
@@ -222,7 +229,10 @@ fn cpus_flag_sets_the_affinity() {
         "0,16,1",
     ]));
     assert_eq!(
-        (report["schedulable"].as_u64(), report["physical"].as_u64()),
+        (
+            report["counts"]["schedulable"]["value"].as_u64(),
+            report["counts"]["physical"]["value"].as_u64()
+        ),
         (Some(3), Some(2))
     );
     let report = json(&inspect(&[
@@ -240,7 +250,7 @@ fn cpus_flag_sets_the_affinity() {
 
 #[test]
 fn table_names_every_policy_and_the_choice() {
-    let Some(fixtures) = fixtures() else { return };
+    let fixtures = fixtures();
     let dir = fixtures.join("intel-raptorlake-hybrid");
     let out = inspect(&["--sysfs-root", dir.to_str().unwrap()]);
     let text = String::from_utf8(out.stdout).unwrap();
@@ -274,7 +284,7 @@ fn an_explicit_width_is_the_wide_width_too() {
 
 #[test]
 fn bad_input_is_one_line_naming_the_value_with_exit_code_2() {
-    let Some(fixtures) = fixtures() else { return };
+    let fixtures = fixtures();
     let fixture = fixtures.join("ps3-cell-no-ids");
     let fixture = fixture.to_str().unwrap();
     let cases: [(&[&str], &str); 8] = [
@@ -348,8 +358,11 @@ fn named_pipes_in_a_dump_are_skipped_not_waited_on() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let report = json(&child.wait_with_output().unwrap());
-    assert_eq!(report["online"], 2, "from the cpuN directories: {report}");
-    assert_eq!(report["sources"]["online"], "sysfs cpuN directories");
-    assert_eq!(report["fallback"]["physical"], true, "{report}");
-    assert!(report["quota"].is_null());
+    assert_eq!(
+        report["counts"]["online"]["value"], 2,
+        "from the cpuN directories: {report}"
+    );
+    assert_eq!(report["counts"]["online"]["source"], "cpu_directories");
+    assert_eq!(report["counts"]["physical"]["fallback"], true, "{report}");
+    assert!(report["counts"]["quota"].is_null());
 }

@@ -49,10 +49,7 @@ fn run_as_runner(binary: &Path) -> std::io::Result<(Value, Value, String)> {
 }
 
 fn default_spin_us() -> u64 {
-    rayforce_tunables::registry::Id::SpinUs
-        .tunable()
-        .default
-        .unwrap()
+    rayforce_rt::registry::Id::SpinUs.tunable().default.unwrap()
 }
 
 #[test]

@@ -97,10 +97,7 @@ fn every_hostile_case_shows_effect_and_diagnostic() {
         (b"rayforce.pool.spin\xffcount=7", Some("spin\\xffcount")),
         (b"rayforce.pool.spin_us=7\xff", Some("7\\xff")),
     ];
-    let default_spin_us = rayforce_tunables::registry::Id::SpinUs
-        .tunable()
-        .default
-        .unwrap();
+    let default_spin_us = rayforce_rt::registry::Id::SpinUs.tunable().default.unwrap();
     for (string, expected) in cases {
         let (value, source, messages) = spin_us_and_messages(string);
         let shown = String::from_utf8_lossy(string);
@@ -135,7 +132,7 @@ fn table_lists_every_tunable_then_diagnostics() {
     let out = tunables(b"rayforce.pool.workers=3:bogus", &[]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success());
-    for t in &rayforce_tunables::registry::TABLE {
+    for t in &rayforce_rt::registry::TABLE {
         assert!(text.contains(t.name), "{} missing:\n{text}", t.name);
     }
     let workers = text

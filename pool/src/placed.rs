@@ -4,6 +4,7 @@
 
 /// Why a helper is not where the plan wants it; it then runs unpinned, and nothing aborts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub enum PlaceFailure {
     /// `sched_setaffinity` refused `cpu` with this `errno` (`EINVAL`: the CPU is no longer
@@ -36,6 +37,7 @@ impl std::fmt::Display for PlaceFailure {
 
 /// Where one helper is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct HelperPlacement {
     /// The helper's index (1-based: the caller is worker 0).

@@ -13,6 +13,7 @@ use std::time::Duration;
 /// between latency (dispatches caught by a spinning helper) and CPU (time spent spinning,
 /// kernel wake-ups).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct Stats {
     /// Calls to `dispatch` or `dispatch_wide` with at least one task.
@@ -57,6 +58,7 @@ pub struct Stats {
 
 /// Why a helper thread could not be started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub enum StartFailure {
     /// The system refused the thread (this `errno`: `EAGAIN` at a thread or process limit).

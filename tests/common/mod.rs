@@ -1,17 +1,5 @@
-//! Helpers shared by the CLI tests.
+//! Helpers shared by the library's tests: a test run again in a child process of its own.
 #![allow(dead_code)] // each test binary uses a different subset
-
-use serde_json::Value;
-
-/// The entry for tunable `name` in the output of `rayforce-rt tunables --json`.
-pub fn tunable<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["tunables"]
-        .as_array()
-        .expect("a tunables array")
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {report}"))
-}
 
 /// Set in a child started by [`run_test_in_child`].
 pub const CHILD: &str = "RAYFORCE_TEST_CHILD";

@@ -50,6 +50,7 @@ pub use policy::{CpuPolicy, UnknownPolicy};
 use core::fmt;
 
 /// Where a count came from.
+///
 /// Serialized (feature `serde`) as its variant's name in snake case (`online_list`,
 /// `process_affinity`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,6 +125,7 @@ pub struct Count {
 }
 
 /// Which cgroup interface a quota came from.
+///
 /// Serialized (feature `serde`) as `v2` or `v1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(
@@ -174,6 +176,7 @@ impl CpuQuota {
 }
 
 /// Whether [`CpuCounts::count`] caps by the cgroup CPU quota (tunable `rayforce.cpu.quota`).
+///
 /// Serialized (feature `serde`) as `apply` or `ignore`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(

@@ -6,7 +6,14 @@ use core::str::FromStr;
 /// Whether the pool pins each helper to a CPU of a core of its own, and in which order it
 /// takes the cores. Off by default: pinning helps some programs (steadier timings, memory
 /// on the helper's node) and hurts others (two pinned processes on the same CPUs collide).
+///
+/// Serialized (feature `serde`) as its word: `off`, `spread` or `close`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Place {
     /// Helpers float where the kernel puts them (no affinity call at all).
     #[default]

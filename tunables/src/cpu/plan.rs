@@ -14,6 +14,7 @@ const LIST_BUFFER_BYTES: usize = 8192;
 /// Where one helper goes: a CPU, its node, and the node whose memory its arena should
 /// prefer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Spot {
     /// The CPU the helper is pinned to (the lowest allowed sibling of its core, for the
     /// first helper on a core).

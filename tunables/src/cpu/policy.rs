@@ -8,7 +8,14 @@ use core::str::FromStr;
 /// The default, [`Physical`](CpuPolicy::Physical), leaves SMT siblings idle: they re-run the
 /// same instruction stream at about half the IPC, so a pool sized by logical CPUs burns
 /// about a third more cycles for no wall-time gain on compute-bound work.
+///
+/// Serialized (feature `serde`) as its word: `online`, `schedulable` or `physical`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum CpuPolicy {
     /// Every CPU online in the system, whether or not this process may run on it.
     /// Too high under `taskset`, cpusets and containers.
