@@ -29,6 +29,7 @@ pub(crate) struct Folded<S, const INLINE: usize> {
 /// Runs `fold(state, range)` over claimed ranges of `0..n` on `runs`, each participant on
 /// its own state, made by `init` on its first range; once `stop` is set, no participant
 /// claims another range. `INLINE`: [`SMALL`] or [`ANY_SIZE`].
+#[inline]
 pub(crate) fn run<R, S, F, const INLINE: usize>(
     runs: &R,
     n: usize,
@@ -54,6 +55,7 @@ impl<S, const INLINE: usize> Folded<S, INLINE> {
     /// the region short). In a child forked from inside one of the region's tasks, a helper
     /// of the parent may have been halfway through writing any state: they are leaked,
     /// never dropped, and the child panics rather than return a result with parts missing.
+    #[inline]
     pub(crate) fn states(self) -> impl Iterator<Item = S> {
         if let Err(forked) = self.outcome {
             std::mem::forget(self.states);
@@ -68,6 +70,7 @@ impl<S, const INLINE: usize> Folded<S, INLINE> {
     /// code to read and drop (a double free, for an item whose old value was dropped and
     /// new one not yet written). The child aborts instead, saying why; a child that forks
     /// to `exec` or to `_exit` never gets here.
+    #[inline]
     pub(crate) fn states_in_place(self, operation: &str) -> impl Iterator<Item = S> {
         if self.outcome.is_err() {
             use std::io::Write;

@@ -129,10 +129,13 @@ unsafe impl<S: Send, const INLINE: usize> Sync for PerParticipant<S, INLINE> {}
 
 impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
     /// Cells for a region of up to `participants` participants.
+    #[inline]
     pub(crate) fn new(participants: usize) -> PerParticipant<S, INLINE> {
-        PerParticipant {
-            cells: (0..participants).map(|_| UnsafeCell::new(None)).collect(),
+        let mut cells = SmallVec::with_capacity(participants);
+        for _ in 0..participants {
+            cells.push(UnsafeCell::new(None));
         }
+        PerParticipant { cells }
     }
 
     /// How many participants it has room for: the region's `participants`.
@@ -141,6 +144,7 @@ impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
     }
 
     /// Runs `f` on `who`'s state, made with `init` on its first call in the region.
+    #[inline]
     pub(crate) fn with<R>(
         &self,
         who: Participant,
@@ -160,6 +164,7 @@ impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
     }
 
     /// The states made, in participant order (after the region).
+    #[inline]
     pub(crate) fn into_states(self) -> impl Iterator<Item = S> {
         self.cells.into_iter().filter_map(|cell| cell.into_inner())
     }
