@@ -15,7 +15,7 @@ mod common;
 use rayforce_rt::cpu::CpuPolicy;
 use rayforce_rt::Runtime;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -159,45 +159,6 @@ fn taskset_with(flags: &[&str], cpus: &str, pid: u32) -> bool {
     }
 }
 
-/// A cgroup v1 child group this test creates and removes.
-struct Group(PathBuf);
-
-impl Group {
-    fn create(controller: &str) -> Option<Group> {
-        let dir = Path::new("/sys/fs/cgroup")
-            .join(controller)
-            .join(format!("rayforce-test-{}", std::process::id()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => Some(Group(dir)),
-            Err(err) => {
-                eprintln!(
-                    "skipping the {controller} cgroup steps: cannot create {}: {err}",
-                    dir.display()
-                );
-                None
-            }
-        }
-    }
-
-    fn write(&self, file: &str, value: &str) {
-        std::fs::write(self.0.join(file), value)
-            .unwrap_or_else(|err| panic!("{}/{file} <- {value}: {err}", self.0.display()));
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        // Move every process back to the root group, then remove ours.
-        let root = self.0.parent().unwrap().join("cgroup.procs");
-        if let Ok(procs) = std::fs::read_to_string(self.0.join("cgroup.procs")) {
-            for pid in procs.lines() {
-                let _ = std::fs::write(&root, pid);
-            }
-        }
-        let _ = std::fs::remove_dir(&self.0);
-    }
-}
-
 #[test]
 fn the_pool_follows_affinity_and_quota() {
     if common::is_child() {
@@ -236,7 +197,7 @@ fn the_pool_follows_affinity_and_quota() {
         program.wait_for(2, Instant::now());
     }
 
-    if let Some(group) = Group::create("cpu") {
+    if let Some(group) = common::cgroup::Group::create("cpu") {
         group.write("cpu.cfs_period_us", "100000");
         group.write("cpu.cfs_quota_us", "50000"); // half a CPU: every count capped at 1
         group.write("cgroup.procs", &program.pid().to_string());
@@ -327,7 +288,7 @@ fn once_the_thread_limit_lifts_the_helpers_start_and_the_error_is_gone() {
         }
         return;
     }
-    let Some(group) = Group::create("pids") else {
+    let Some(group) = common::cgroup::Group::create("pids") else {
         return;
     };
     let path = group.0.display().to_string();

@@ -1,6 +1,9 @@
 //! Helpers shared by the library's tests: a test run again in a child process of its own.
 #![allow(dead_code)] // each test binary uses a different subset
 
+#[cfg(target_os = "linux")]
+pub mod cgroup;
+
 /// Set in a child started by [`run_test_in_child`].
 pub const CHILD: &str = "RAYFORCE_TEST_CHILD";
 

@@ -3,6 +3,16 @@
 
 use serde_json::Value;
 
+/// The library's test helpers (`success_stdout`, the cgroup group), shared rather than copied.
+#[path = "../../../tests/common/mod.rs"]
+mod library;
+
+#[cfg(target_os = "linux")]
+#[allow(unused_imports)] // as `dead_code` above: each test binary uses a different subset
+pub use library::cgroup;
+#[allow(unused_imports)]
+pub use library::success_stdout;
+
 /// The entry for tunable `name` in the output of `rayforce-rt tunables --json`.
 pub fn tunable<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["tunables"]
@@ -11,15 +21,4 @@ pub fn tunable<'a>(report: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|t| t["name"] == name)
         .unwrap_or_else(|| panic!("no {name} in {report}"))
-}
-
-/// The stdout of a command that must have succeeded (else its stderr in the panic).
-pub fn success_stdout(out: std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
