@@ -27,7 +27,7 @@ for path in root.rglob("*.rs"):
 
 def without_tests(text):
     """The file's code up to its unit-test module, if any, without comments."""
-    cut = re.search(r"#\[cfg\(all\(test[^\n]*\n\s*mod tests", text)
+    cut = re.search(r"#\[cfg\((?:all\()?test[^\n]*\n\s*mod tests", text)
     text = text[: cut.start()] if cut else text
     # Comments (doc links name modules they do not import).
     return re.sub(r"//[^\n]*", "", text)

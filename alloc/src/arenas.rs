@@ -84,6 +84,11 @@ impl Arenas {
     /// The sizing, deciding it on first call (allocation-free: the CPU reading and the
     /// start-up tunables). `None` while another call is deciding it (a re-entrant call from
     /// the deciding thread, or a racing thread): the caller then uses the main heap once.
+    ///
+    /// A hand-made cell, not a `once_cell` one: its `sync` cells block (a re-entrant
+    /// allocation from the deciding thread would wait for itself), its race cells decide
+    /// again in every racing or re-entrant call (deciding sets the allocator's options and
+    /// may abort in strict mode), and `OnceBox` allocates.
     pub(crate) fn sizing(&self, choices: &Choices) -> Option<Sizing> {
         // Acquire: pairs with the Release store of READY below.
         match self.state.load(Ordering::Acquire) {

@@ -3,8 +3,8 @@
 //! process has one global allocator), started once and driven line by line over its
 //! standard input and output, so that its runs interleave with the runtime's.
 
-use crate::command::Failure;
 use crate::engine::{Kind, ENGINE_VARIABLE};
+use crate::failure::Failure;
 use crate::workloads::{Exec, Sample, Sizes, Workload, Workloads};
 use rayforce_rt::Runtime;
 use std::collections::HashMap;

@@ -1,8 +1,9 @@
 //! Argument parsing and dispatch; every error is one line on stderr and exit code 2.
 
+use crate::failure::Failure;
 use crate::{baseline, compare, engine, inspect, tunables};
 use clap::{Parser, Subcommand};
-use rayforce_rt::{Runtime, Tunables};
+use rayforce_rt::Runtime;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
@@ -26,21 +27,6 @@ enum Command {
     /// A baseline process of `compare` (started by it, not by hand).
     #[command(name = "compare-baseline", hide = true)]
     CompareBaseline(baseline::Args),
-}
-
-/// A failure to report: one line, exit code 2.
-pub(crate) struct Failure(pub String);
-
-/// With `rayforce.tunables.strict=1` and any invalid tunable: every diagnostic on stderr,
-/// and the strict-mode failure. Every subcommand stops on it (`tunables` after its listing,
-/// the others before they run).
-pub(crate) fn refuse_if_strict(tunables: &Tunables) -> Result<(), Failure> {
-    tunables.check_strict().map_err(|err| {
-        for d in tunables.diagnostics().iter() {
-            eprintln!("rayforce-rt: {d}");
-        }
-        Failure(err.to_string())
-    })
 }
 
 /// Parses `args` and runs the command; `engine` is this process's allocator.

@@ -5,9 +5,10 @@
 //! spreads of wall time, process CPU time and work per CPU-second; `--plot` draws them.
 
 use crate::baseline::Baseline;
-use crate::command::Failure;
 use crate::engine::Kind;
+use crate::failure::Failure;
 use crate::plot;
+use crate::spread::Spread;
 use crate::workloads::{Exec, Mode, Sample, Sizes, Workload, Workloads};
 use rayforce_rt::cpu::CpuPolicy;
 use rayforce_rt::{Pool, Runtime};
@@ -85,40 +86,6 @@ impl Config {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-/// Median, min and max of a set of values.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Spread {
-    pub(crate) median: f64,
-    pub(crate) min: f64,
-    pub(crate) max: f64,
-}
-
-impl Spread {
-    fn of(values: impl Iterator<Item = f64>) -> Spread {
-        let mut v: Vec<f64> = values.collect();
-        v.sort_by(f64::total_cmp);
-        let half = v.len() / 2;
-        Spread {
-            median: if v.len() % 2 == 0 {
-                (v[half - 1] + v[half]) / 2.0
-            } else {
-                v[half]
-            },
-            min: v[0],
-            max: v[v.len() - 1],
-        }
-    }
-
-    fn json(self) -> Value {
-        json!({"median": self.median, "min": self.min, "max": self.max})
-    }
-
-    /// "0.62x (0.55-0.70)".
-    fn ratio_text(self) -> String {
-        format!("{:.2}x ({:.2}-{:.2})", self.median, self.min, self.max)
-    }
 }
 
 /// The progress line on stderr: redrawn in place on a terminal, silent otherwise (the
@@ -284,7 +251,7 @@ fn configurations(pools: &[(CpuPolicy, Pool)], baselines: &[Baseline]) -> Vec<Co
 }
 
 pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
-    crate::command::refuse_if_strict(runtime.tunables())?;
+    crate::failure::refuse_if_strict(runtime.tunables())?;
     if let Some(rows) = args.rows {
         check_rows(rows)?;
     }

@@ -1,7 +1,7 @@
 //! `rayforce-rt inspect`: the counts per policy, their sources and fallbacks, the quota, the
 //! arena limit and pool width they give, the NUMA nodes, and where placement puts helpers.
 
-use crate::command::Failure;
+use crate::failure::Failure;
 use crate::report::Report;
 use crate::topology_report::{NodeReport, PlacementReport};
 use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, Place, SysRoot};
@@ -38,7 +38,7 @@ fn parse_cpu_list(list: &str) -> Result<Box<CpuSet>, String> {
 }
 
 pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure> {
-    crate::command::refuse_if_strict(runtime.tunables())?;
+    crate::failure::refuse_if_strict(runtime.tunables())?;
     if let Some(dir) = &args.sysfs_root {
         let cpu_dir = dir.join("sys/devices/system/cpu");
         if !dir.is_dir() {

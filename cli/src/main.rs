@@ -6,9 +6,11 @@ mod baseline;
 mod command;
 mod compare;
 mod engine;
+mod failure;
 mod inspect;
 mod plot;
 mod report;
+mod spread;
 #[cfg(target_os = "linux")]
 mod topology_report;
 mod tunables;

@@ -3,7 +3,7 @@
 //! spread, each relative to the workload's best baseline (so workloads of any size share
 //! one axis, and 1.0 is the stack rayforce-rt replaces).
 
-use crate::compare::Spread;
+use crate::spread::Spread;
 use plotters::prelude::*;
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! every diagnostic, in the spirit of `ld.so --list-tunables`: what this binary's own
 //! Runtime resolved from the environment.
 
-use crate::command::Failure;
+use crate::failure::Failure;
 use rayforce_rt::registry::{Kind, TABLE};
 use rayforce_rt::{Runtime, Tunables};
 use serde_json::{json, Value};
@@ -21,7 +21,7 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
     } else {
         print_table(tunables);
     }
-    crate::command::refuse_if_strict(tunables)
+    crate::failure::refuse_if_strict(tunables)
 }
 
 /// A value as an operator writes it: a word, 0/1, a number, or `auto`.

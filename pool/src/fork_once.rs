@@ -1,6 +1,9 @@
 //! `ForkOnceCell`: a value built once, on first use, that a forked child builds itself when
 //! the fork came while another thread was building it (README "Fork"). A plain once-cell
-//! makes that child wait forever for a builder that exists only in its parent.
+//! (`std::sync::OnceLock`, `once_cell::sync::OnceCell`) makes that child wait forever for a
+//! builder that exists only in its parent; `once_cell`'s race cells build the value again
+//! in every racing thread (a second pool, its helpers started and dropped), so the crate
+//! does not depend on `once_cell`.
 
 use crate::fork;
 use crate::sync::{self, AtomicU64, Ordering, UnsafeCell};

@@ -2,7 +2,7 @@
 //! fixed-capacity storage so recording one never allocates.
 
 use crate::registry::{Id, Kind};
-use crate::resolve::{Setting, ValueSource};
+use crate::setting::{Setting, ValueSource};
 use core::fmt;
 
 /// How many diagnostics are kept; later ones are only counted ([`Diagnostics::dropped`]).

@@ -3,8 +3,7 @@
 //! (after start-up), and whether the process runs setuid or setgid.
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Origin, Problem};
-use crate::registry::{Id, TABLE};
-use std::collections::HashMap;
+use crate::registry::{Id, KnobVariables, TABLE};
 
 /// The variable holding the tunables string.
 pub const TUNABLES_VARIABLE: &str = "RAYFORCE_TUNABLES";
@@ -82,15 +81,15 @@ pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)>
             }
         }
     }
-    // envy strips the prefix and lower-cases the rest: RAYFORCE_CORES -> "cores".
-    let by_knob: HashMap<String, String> = envy::prefixed(KNOB_PREFIX)
+    // envy strips the prefix and lower-cases the rest (RAYFORCE_CORES -> `cores`, the field
+    // `CORES`). It cannot fail: every field is an optional string, set at most once (the
+    // names are distinct), and variables that name no knob are left out.
+    let knobs: KnobVariables = envy::prefixed(KNOB_PREFIX)
         .from_iter(utf8)
         .unwrap_or_default();
-    TABLE
-        .iter()
-        .filter_map(|t| {
-            let knob = t.variable[KNOB_PREFIX.len()..].to_ascii_lowercase();
-            by_knob.get(&knob).map(|value| (t.id, value.clone()))
-        })
+    Id::ALL
+        .into_iter()
+        .zip(knobs.into_values())
+        .filter_map(|(id, value)| Some((id, value?)))
         .collect()
 }

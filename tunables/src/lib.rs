@@ -16,10 +16,13 @@ mod number;
 pub mod parse;
 pub mod registry;
 mod resolve;
+mod setting;
 pub mod strict;
+mod words;
 
 pub use env::TUNABLES_VARIABLE;
-pub use resolve::{Choices, Environment, Setting, StrictError, Tunables, ValueSource};
+pub use resolve::{Choices, Environment, StrictError, Tunables};
+pub use setting::{Setting, ValueSource};
 
 /// The crate README's examples, compiled and run as doctests so that they stay true.
 #[cfg(doctest)]

@@ -3,39 +3,98 @@
 //! Listing (`rayforce-rt tunables`), parsing (`parse.rs`), validation, the per-knob
 //! variables (`env.rs`) and the README's table ([`markdown_table`]) all read [`TABLE`].
 
-use crate::cpu::CpuPolicy;
+use crate::cpu::{CpuPolicy, Place};
 
-/// Every tunable, in table order; `id as usize` indexes [`TABLE`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Id {
-    /// `rayforce.cpu.policy`
-    CpuPolicy,
-    /// `rayforce.cpu.quota`
-    CpuQuota,
-    /// `rayforce.cpu.recheck_ms`
-    RecheckMs,
-    /// `rayforce.malloc.arena_max`
-    ArenaMax,
-    /// `rayforce.malloc.arenas_per_cpu`
-    ArenasPerCpu,
-    /// `rayforce.malloc.purge_delay_ms`
-    PurgeDelayMs,
-    /// `rayforce.malloc.thp`
-    Thp,
-    /// `rayforce.pool.workers`
-    PoolWorkers,
-    /// `rayforce.pool.spin_us`
-    SpinUs,
-    /// `rayforce.pool.wide`
-    PoolWide,
-    /// `rayforce.pool.place`
-    PoolPlace,
-    /// `rayforce.tunables.strict`
-    Strict,
+/// Declares every tunable once, as `Id: "name", field = "VARIABLE", kind, default,
+/// "description";` and derives from that list the [`Id`] enum, [`COUNT`], [`Id::ALL`],
+/// [`TABLE`] and the struct envy fills from the per-knob variables (`KnobVariables`: the
+/// field is the variable's name as envy passes it, without `RAYFORCE_`, in lower case).
+macro_rules! tunables {
+    ($(
+        $id:ident: $name:literal, $field:ident = $variable:literal,
+            $kind:expr, $default:expr, $description:literal;
+    )+) => {
+        /// Every tunable, in table order; `id as usize` indexes [`TABLE`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Id {
+            $( #[doc = concat!("`", $name, "`: ", $description)] $id, )+
+        }
+
+        /// Number of tunables.
+        pub const COUNT: usize = [$($name),+].len();
+
+        impl Id {
+            /// Every id, in table order.
+            pub const ALL: [Id; COUNT] = [$(Id::$id),+];
+        }
+
+        /// The table.
+        pub static TABLE: [Tunable; COUNT] = [$(
+            Tunable {
+                id: Id::$id,
+                name: $name,
+                kind: $kind,
+                default: $default,
+                description: $description,
+                variable: $variable,
+            },
+        )+];
+
+        /// The per-knob variables that are set, as envy deserializes them (names without
+        /// the `RAYFORCE_` prefix, lower case). Values stay text: the tunables' own parser
+        /// checks them, so that a bad one gets the same diagnostic wherever it was written.
+        #[derive(Debug, Default, serde::Deserialize)]
+        pub(crate) struct KnobVariables {
+            $( $field: Option<String>, )+
+        }
+
+        impl KnobVariables {
+            /// The values, indexed by [`Id`].
+            pub(crate) fn into_values(self) -> [Option<String>; COUNT] {
+                [$(self.$field),+]
+            }
+        }
+    };
 }
 
-/// Number of tunables.
-pub const COUNT: usize = 12;
+tunables! {
+    CpuPolicy: "rayforce.cpu.policy", cpu_policy = "RAYFORCE_CPU_POLICY",
+        Kind::Words(&CpuPolicy::WORDS), Some(CpuPolicy::Physical as u64),
+        "the CPU count that sizes the arenas and the pool";
+    CpuQuota: "rayforce.cpu.quota", cpu_quota = "RAYFORCE_CPU_QUOTA",
+        Kind::Bool, Some(1),
+        "cap every count at the cgroup CPU quota, rounded up";
+    RecheckMs: "rayforce.cpu.recheck_ms", cpu_recheck_ms = "RAYFORCE_CPU_RECHECK_MS",
+        Kind::Unsigned { min: 0, max: MAX_DELAY_MS }, Some(DEFAULT_RECHECK_MS),
+        "re-read the CPUs at most this often, at dispatch start (0: never)";
+    ArenaMax: "rayforce.malloc.arena_max", arena_max = "RAYFORCE_ARENA_MAX",
+        Kind::Unsigned { min: 1, max: MAX_ARENAS }, None,
+        "hard limit on allocator arenas (auto: arenas_per_cpu x count)";
+    ArenasPerCpu: "rayforce.malloc.arenas_per_cpu", arenas_per_cpu = "RAYFORCE_ARENAS_PER_CPU",
+        Kind::Unsigned { min: 1, max: 64 }, Some(DEFAULT_ARENAS_PER_CPU),
+        "arenas per counted CPU when arena_max is unset";
+    PurgeDelayMs: "rayforce.malloc.purge_delay_ms", purge_delay_ms = "RAYFORCE_PURGE_DELAY_MS",
+        Kind::Unsigned { min: 0, max: MAX_DELAY_MS }, None,
+        "return freed memory to the system after this many ms (lower: less resident memory, more page faults on reuse; auto: mimalloc's, 1000)";
+    Thp: "rayforce.malloc.thp", thp = "RAYFORCE_THP",
+        Kind::Bool, None,
+        "ask for transparent huge pages (1: fewer TLB misses on big data, 0: less resident memory when small blocks churn; auto: mimalloc's, 1); the allocator's memory only, so under the kernel's THP mode always the kernel still gives them";
+    PoolWorkers: "rayforce.pool.workers", cores = "RAYFORCE_CORES",
+        Kind::Unsigned { min: 1, max: MAX_WIDTH }, None,
+        "pool width, the caller included (auto: the policy's count)";
+    SpinUs: "rayforce.pool.spin_us", spin_us = "RAYFORCE_SPIN_US",
+        Kind::Unsigned { min: 0, max: MAX_SPIN_US }, Some(DEFAULT_SPIN_US),
+        "ceiling of an idle pool thread's adaptive spin, in us (0: block at once); no spin outlasts a kernel wake-up's measured cost (50 us until measured)";
+    PoolWide: "rayforce.pool.wide", pool_wide = "RAYFORCE_POOL_WIDE",
+        Kind::Bool, Some(1),
+        "let latency-bound dispatches use the SMT siblings";
+    PoolPlace: "rayforce.pool.place", pool_place = "RAYFORCE_POOL_PLACE",
+        Kind::Words(&Place::WORDS), Some(Place::Off as u64),
+        "pin each pool helper to a CPU of a core of its own, cores taken across packages and NUMA nodes (spread) or one package first (close), its arena preferring its node's memory; off: helpers float";
+    Strict: "rayforce.tunables.strict", tunables_strict = "RAYFORCE_TUNABLES_STRICT",
+        Kind::Bool, Some(0),
+        "any invalid tunable aborts the program at start-up, after its message";
+}
 
 /// What values a tunable takes. Every value is stored as a `u64`: numbers as themselves,
 /// booleans as 0 or 1, words as their index.
@@ -102,138 +161,7 @@ const DEFAULT_RECHECK_MS: u64 = 1_000;
 /// gain here; one per CPU keeps about one running thread per heap on any core count.
 const DEFAULT_ARENAS_PER_CPU: u64 = 1;
 
-/// The table.
-pub static TABLE: [Tunable; COUNT] = [
-    Tunable {
-        id: Id::CpuPolicy,
-        name: "rayforce.cpu.policy",
-        kind: Kind::Words(&["online", "schedulable", "physical"]),
-        default: Some(2),
-        description: "the CPU count that sizes the arenas and the pool",
-        variable: "RAYFORCE_CPU_POLICY",
-    },
-    Tunable {
-        id: Id::CpuQuota,
-        name: "rayforce.cpu.quota",
-        kind: Kind::Bool,
-        default: Some(1),
-        description: "cap every count at the cgroup CPU quota, rounded up",
-        variable: "RAYFORCE_CPU_QUOTA",
-    },
-    Tunable {
-        id: Id::RecheckMs,
-        name: "rayforce.cpu.recheck_ms",
-        kind: Kind::Unsigned {
-            min: 0,
-            max: MAX_DELAY_MS,
-        },
-        default: Some(DEFAULT_RECHECK_MS),
-        description: "re-read the CPUs at most this often, at dispatch start (0: never)",
-        variable: "RAYFORCE_CPU_RECHECK_MS",
-    },
-    Tunable {
-        id: Id::ArenaMax,
-        name: "rayforce.malloc.arena_max",
-        kind: Kind::Unsigned {
-            min: 1,
-            max: MAX_ARENAS,
-        },
-        default: None,
-        description: "hard limit on allocator arenas (auto: arenas_per_cpu x count)",
-        variable: "RAYFORCE_ARENA_MAX",
-    },
-    Tunable {
-        id: Id::ArenasPerCpu,
-        name: "rayforce.malloc.arenas_per_cpu",
-        kind: Kind::Unsigned { min: 1, max: 64 },
-        default: Some(DEFAULT_ARENAS_PER_CPU),
-        description: "arenas per counted CPU when arena_max is unset",
-        variable: "RAYFORCE_ARENAS_PER_CPU",
-    },
-    Tunable {
-        id: Id::PurgeDelayMs,
-        name: "rayforce.malloc.purge_delay_ms",
-        kind: Kind::Unsigned {
-            min: 0,
-            max: MAX_DELAY_MS,
-        },
-        default: None,
-        description: "return freed memory to the system after this many ms (lower: less resident memory, more page faults on reuse; auto: mimalloc's, 1000)",
-        variable: "RAYFORCE_PURGE_DELAY_MS",
-    },
-    Tunable {
-        id: Id::Thp,
-        name: "rayforce.malloc.thp",
-        kind: Kind::Bool,
-        default: None,
-        description: "ask for transparent huge pages (1: fewer TLB misses on big data, 0: less resident memory when small blocks churn; auto: mimalloc's, 1); the allocator's memory only, so under the kernel's THP mode always the kernel still gives them",
-        variable: "RAYFORCE_THP",
-    },
-    Tunable {
-        id: Id::PoolWorkers,
-        name: "rayforce.pool.workers",
-        kind: Kind::Unsigned {
-            min: 1,
-            max: MAX_WIDTH,
-        },
-        default: None,
-        description: "pool width, the caller included (auto: the policy's count)",
-        variable: "RAYFORCE_CORES",
-    },
-    Tunable {
-        id: Id::SpinUs,
-        name: "rayforce.pool.spin_us",
-        kind: Kind::Unsigned {
-            min: 0,
-            max: MAX_SPIN_US,
-        },
-        default: Some(DEFAULT_SPIN_US),
-        description: "ceiling of an idle pool thread's adaptive spin, in us (0: block at once); no spin outlasts a kernel wake-up's measured cost (50 us until measured)",
-        variable: "RAYFORCE_SPIN_US",
-    },
-    Tunable {
-        id: Id::PoolWide,
-        name: "rayforce.pool.wide",
-        kind: Kind::Bool,
-        default: Some(1),
-        description: "let latency-bound dispatches use the SMT siblings",
-        variable: "RAYFORCE_POOL_WIDE",
-    },
-    Tunable {
-        id: Id::PoolPlace,
-        name: "rayforce.pool.place",
-        kind: Kind::Words(&["off", "spread", "close"]),
-        default: Some(0),
-        description: "pin each pool helper to a CPU of a core of its own, cores taken across packages and NUMA nodes (spread) or one package first (close), its arena preferring its node's memory; off: helpers float",
-        variable: "RAYFORCE_POOL_PLACE",
-    },
-    Tunable {
-        id: Id::Strict,
-        name: "rayforce.tunables.strict",
-        kind: Kind::Bool,
-        default: Some(0),
-        description: "any invalid tunable aborts the program at start-up, after its message",
-        variable: "RAYFORCE_TUNABLES_STRICT",
-    },
-];
-
 impl Id {
-    /// Every id, in table order.
-    pub const ALL: [Id; COUNT] = [
-        Id::CpuPolicy,
-        Id::CpuQuota,
-        Id::RecheckMs,
-        Id::ArenaMax,
-        Id::ArenasPerCpu,
-        Id::PurgeDelayMs,
-        Id::Thp,
-        Id::PoolWorkers,
-        Id::SpinUs,
-        Id::PoolWide,
-        Id::PoolPlace,
-        Id::Strict,
-    ];
-
     /// This tunable's row.
     pub fn tunable(self) -> &'static Tunable {
         &TABLE[self as usize]
@@ -272,24 +200,6 @@ impl Kind {
                 Ok(())
             }
         }
-    }
-}
-
-/// The policy word at `index` of `rayforce.cpu.policy`'s words.
-pub(crate) fn policy_from_index(index: u64) -> CpuPolicy {
-    match index {
-        0 => CpuPolicy::Online,
-        1 => CpuPolicy::Schedulable,
-        _ => CpuPolicy::Physical,
-    }
-}
-
-/// The index of `policy` among `rayforce.cpu.policy`'s words.
-pub(crate) const fn policy_index(policy: CpuPolicy) -> u64 {
-    match policy {
-        CpuPolicy::Online => 0,
-        CpuPolicy::Schedulable => 1,
-        CpuPolicy::Physical => 2,
     }
 }
 
@@ -347,33 +257,34 @@ mod tests {
     }
 
     #[test]
-    fn place_words_match_the_place_type() {
-        let Kind::Words(words) = Id::PoolPlace.tunable().kind else {
-            panic!("rayforce.pool.place takes words")
-        };
-        for place in crate::cpu::Place::ALL {
-            assert_eq!(words[place as usize], place.as_str());
+    fn words_chosen_in_code_resolve_to_themselves() {
+        for place in Place::ALL {
             let chosen = crate::Choices::new()
                 .environment(crate::Environment::Ignore)
                 .place(place);
             assert_eq!(crate::Tunables::from_choices(&chosen).place(), place);
         }
-        assert_eq!(Id::PoolPlace.tunable().default, Some(0), "off by default");
+        for policy in CpuPolicy::ALL {
+            let chosen = crate::Choices::new()
+                .environment(crate::Environment::Ignore)
+                .policy(policy);
+            assert_eq!(crate::Tunables::from_choices(&chosen).policy(), policy);
+        }
+        let defaults = crate::Tunables::from_choices(&crate::Choices::new());
+        assert_eq!(
+            (defaults.policy(), defaults.place()),
+            (CpuPolicy::Physical, Place::Off)
+        );
     }
 
     #[test]
-    fn policy_words_match_the_policy_type() {
-        let Kind::Words(words) = Id::CpuPolicy.tunable().kind else {
-            panic!("rayforce.cpu.policy takes words")
-        };
-        for policy in CpuPolicy::ALL {
-            let index = policy_index(policy);
-            assert_eq!(words[index as usize], policy.as_str());
-            assert_eq!(policy_from_index(index), policy);
+    fn every_knob_variable_is_a_field_envy_fills() {
+        let values = TABLE
+            .iter()
+            .map(|t| (t.variable.to_owned(), t.name.to_owned()));
+        let knobs: KnobVariables = envy::prefixed("RAYFORCE_").from_iter(values).unwrap();
+        for (t, value) in TABLE.iter().zip(knobs.into_values()) {
+            assert_eq!(value.as_deref(), Some(t.name), "{}", t.variable);
         }
-        assert_eq!(
-            Id::CpuPolicy.tunable().default,
-            Some(policy_index(CpuPolicy::Physical))
-        );
     }
 }

@@ -6,41 +6,8 @@ use crate::diagnostic::{Diagnostic, Diagnostics, Origin, Problem};
 use crate::env;
 use crate::parse;
 use crate::registry::{self, Id, COUNT};
+use crate::setting::{Setting, ValueSource};
 use core::fmt;
-
-/// Where a value came from, in precedence order: a later source overrides an earlier one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ValueSource {
-    /// The table's default.
-    Default,
-    /// Chosen by the program in code ([`Choices`]).
-    Program,
-    /// A per-knob environment variable (`RAYFORCE_CORES`, ...).
-    Variable,
-    /// `RAYFORCE_TUNABLES`.
-    TunablesString,
-}
-
-impl ValueSource {
-    /// A short word for listings.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ValueSource::Default => "default",
-            ValueSource::Program => "program",
-            ValueSource::Variable => "variable",
-            ValueSource::TunablesString => "RAYFORCE_TUNABLES",
-        }
-    }
-}
-
-/// One tunable's value (`None`: auto, derived from the CPU count) and its source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Setting {
-    /// The value; `None` means auto.
-    pub value: Option<u64>,
-    /// Where it came from.
-    pub source: ValueSource,
-}
 
 /// Whether the environment may tune the program.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -92,7 +59,7 @@ impl Choices {
 
     /// Chooses the CPU policy.
     pub const fn policy(self, policy: CpuPolicy) -> Choices {
-        self.set(Id::CpuPolicy, registry::policy_index(policy))
+        self.set(Id::CpuPolicy, policy as u64)
     }
 
     /// Chooses the helpers' placement (`rayforce.pool.place`; the environment can still
@@ -293,7 +260,8 @@ impl Tunables {
     /// `rayforce.cpu.policy`.
     pub fn policy(&self) -> CpuPolicy {
         self.number(Id::CpuPolicy)
-            .map_or(CpuPolicy::default(), registry::policy_from_index)
+            .and_then(CpuPolicy::from_index)
+            .unwrap_or_default()
     }
 
     /// `rayforce.cpu.quota`.
@@ -349,7 +317,7 @@ impl Tunables {
     /// `rayforce.pool.place`.
     pub fn place(&self) -> Place {
         self.number(Id::PoolPlace)
-            .and_then(|index| Place::ALL.get(index as usize).copied())
+            .and_then(Place::from_index)
             .unwrap_or_default()
     }
 
