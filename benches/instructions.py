@@ -13,10 +13,14 @@ callgrind's one-thread-at-a-time scheduling interleaves the helper: the kernel w
 post pays (`notify_one`, and the lock it takes) and the caller's wait for its helper
 (`wait_for_quiet`). Also the helper's side: its loop's instructions per permit taken.
 
+ops: per call of `map_slice` (1,000 u64, into a `Vec`) and `sum` (1,000 f32) on a pool of
+one, the operation's own path (`RAYFORCE_OPS_BENCH_INSTRUCTIONS`): the pipeline's set-up,
+the loop, combining, the result's allocation.
+
 Each count is the difference between two runs (200,000 and 100,000 steps), over the
 difference in steps, so set-up and tear-down cancel.
 
-    python3 benches/instructions.py [alloc|pool]   (needs valgrind; builds the bench first)
+    python3 benches/instructions.py [alloc|pool|ops]   (needs valgrind; builds the bench first)
 """
 import json
 import os
@@ -95,6 +99,15 @@ def pool():
           f"{steps.get('waiting', 0):.1f})")
 
 
+def ops():
+    binary = bench_binary("ops")
+    patterns = {"map_slice": r"counted_map_slice", "sum": r"counted_sum"}
+    env_for = lambda steps: {"RAYFORCE_OPS_BENCH_INSTRUCTIONS": str(steps // 100)}
+    steps = per_step(binary, env_for, patterns)
+    for name in patterns:
+        print(f"{name}, per call on 1,000 items at width 1: {steps[name] * 100:.0f} instructions")
+
+
 def alloc():
     binary = bench_binary("alloc")
     rows = [("allocation", "pair", "counted_alloc"), ("free", "pair", "counted_free"),
@@ -121,4 +134,4 @@ def alloc():
 
 
 if __name__ == "__main__":
-    {"alloc": alloc, "pool": pool}[sys.argv[1] if len(sys.argv) > 1 else "alloc"]()
+    {"alloc": alloc, "pool": pool, "ops": ops}[sys.argv[1] if len(sys.argv) > 1 else "alloc"]()

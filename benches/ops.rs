@@ -344,7 +344,34 @@ fn after_idle(c: &mut Criterion<WallTime>) {
     group.finish();
 }
 
+/// Child for `benches/instructions.py ops`: `calls` calls of each operation on 1,000 items
+/// on a pool of one (no helper, so the count is the operation's own path: the pipeline's
+/// set-up, the loop, combining), through `counted_*` functions whose inclusive
+/// instructions callgrind reports per call.
+fn instructions_child(calls: u64) {
+    let pool = Pool::builder().workers(1).build().unwrap();
+    let xs: Vec<u64> = (0..1_000).collect();
+    let fs: Vec<f32> = (0..1_000).map(|i| i as f32).collect();
+    for _ in 0..calls {
+        black_box(counted_map_slice(&pool, &xs));
+        black_box(counted_sum(&pool, &fs));
+    }
+}
+
+#[inline(never)]
+fn counted_map_slice(pool: &Pool, xs: &[u64]) -> Vec<u64> {
+    pool.map_slice(xs, |x| x * 3)
+}
+
+#[inline(never)]
+fn counted_sum(pool: &Pool, xs: &[f32]) -> f32 {
+    pool.sum(xs.len(), |i| xs[i] * xs[i])
+}
+
 fn main() {
+    if let Ok(calls) = std::env::var("RAYFORCE_OPS_BENCH_INSTRUCTIONS") {
+        return instructions_child(calls.parse().expect("a call count"));
+    }
     let mut wall = Criterion::default().configure_from_args();
     operations::<WallTime>(&mut wall, "wall", Clock(true));
     after_idle(&mut wall);

@@ -2,10 +2,11 @@
 //! by `&mut` on whichever participant claimed it. An output written from inputs of the same
 //! length is a `for_each_mut` over the output that reads the inputs by index.
 
-use super::pipeline;
+use super::pipeline::{self, OnFork};
 use super::region::{span, Disjoint, Runs};
 use crate::panics::Panics;
 use crate::tasks;
+use std::ops::Range;
 
 /// Mutable output: `for_each_mut`, `parts_mut` and `chunks_mut`. Run on a
 /// [`Pool`](crate::Pool) or on [`pool.wide()`](crate::Pool::wide).
@@ -29,7 +30,7 @@ pub trait ParallelEach: Runs {
     {
         let n = items.len();
         let items = Disjoint::new(items);
-        let caught = pipeline::run::<_, _, _, { pipeline::SMALL }>(
+        pipeline::run(
             self,
             n,
             None,
@@ -39,8 +40,9 @@ pub trait ParallelEach: Runs {
                 let part = unsafe { items.range(range.clone()) };
                 each_item(part, range.start, panics, &f);
             },
+            OnFork::Abort("for_each_mut"),
+            |panics| resume_first(panics),
         );
-        resume_first(caught.states_in_place("for_each_mut"));
     }
 
     /// Calls `f(offset, part)` on consecutive parts of `items` that together cover it once,
@@ -72,13 +74,20 @@ pub trait ParallelEach: Runs {
         let items = Disjoint::new(items);
         // A panic is caught where the part ran (the hook's) and resumes once the region
         // is over.
-        let parts =
-            pipeline::run::<_, _, _, { pipeline::SMALL }>(self, n, None, &|| (), |(), range| {
-                let offset = range.start;
-                // SAFETY: claimed ranges are disjoint.
-                f(offset, unsafe { items.range(range) });
-            });
-        parts.states_in_place("parts_mut").for_each(drop);
+        let part = |(): &mut (), range: Range<usize>| {
+            let offset = range.start;
+            // SAFETY: claimed ranges are disjoint.
+            f(offset, unsafe { items.range(range) });
+        };
+        pipeline::run(
+            self,
+            n,
+            None,
+            &|| (),
+            part,
+            OnFork::Abort("parts_mut"),
+            |_| (),
+        );
     }
 
     /// Calls `f(chunk_index, chunk)` for consecutive chunks of `size` items of `items` (the
@@ -107,7 +116,7 @@ pub trait ParallelEach: Runs {
         let len = items.len();
         let items = Disjoint::new(items);
         let chunks = len.div_ceil(size);
-        let caught = pipeline::run::<_, _, _, { pipeline::SMALL }>(
+        pipeline::run(
             self,
             chunks,
             None,
@@ -121,8 +130,9 @@ pub trait ParallelEach: Runs {
                     f(chunk, part);
                 });
             },
+            OnFork::Abort("chunks_mut"),
+            |panics| resume_first(panics),
         );
-        resume_first(caught.states_in_place("chunks_mut"));
     }
 }
 

@@ -2,7 +2,7 @@
 //! and no participant claims another range (ranges in flight end at their next check, at
 //! most `MAX_BLOCK` items later); the caller returns the least index found.
 
-use super::pipeline;
+use super::pipeline::{self, OnFork};
 use super::region::{span, Runs};
 use crate::sync::{AtomicBool, Ordering};
 
@@ -101,7 +101,8 @@ fn find_in_blocks<R: Runs + ?Sized>(
     search: &(dyn Fn(usize, usize) -> Option<usize> + Sync),
 ) -> Option<usize> {
     let stop = AtomicBool::new(false);
-    let found = pipeline::run::<_, _, _, { pipeline::SMALL }>(
+    // Cut short by a fork, the parent's helpers may have found one here: the child panics.
+    pipeline::run(
         runs,
         n,
         Some(&stop),
@@ -126,7 +127,7 @@ fn find_in_blocks<R: Runs + ?Sized>(
                 }
             }
         },
-    );
-    // Cut short by a fork, the parent's helpers may have found one here: the child panics.
-    found.states().flatten().min()
+        OnFork::Panic,
+        |found| found.flatten().min(),
+    )
 }

@@ -45,11 +45,10 @@ pub trait ParallelFold: Runs {
         F: Fn(&mut S, usize) + Sync,
         C: Fn(S, S) -> S,
     {
-        fold_ranges(self, n, &init, |state, range| {
-            range.for_each(|i| fold(state, i))
+        let fold_range = |state: &mut S, range: Range<usize>| range.for_each(|i| fold(state, i));
+        pipeline::run_any_state(self, n, &init, fold_range, |states| {
+            states.reduce(combine).unwrap_or_else(&init)
         })
-        .reduce(combine)
-        .unwrap_or_else(init)
     }
 
     /// `op` over `map(i)` for every index, in an unspecified grouping (so `op` should be
@@ -66,7 +65,7 @@ pub trait ParallelFold: Runs {
         M: Fn(usize) -> T + Sync,
         O: Fn(T, T) -> T + Sync,
     {
-        let states = fold_ranges(self, n, &|| None, |state: &mut Option<T>, range| {
+        let fold_range = |state: &mut Option<T>, range: Range<usize>| {
             for i in range {
                 let value = map(i);
                 *state = Some(match state.take() {
@@ -74,8 +73,10 @@ pub trait ParallelFold: Runs {
                     None => value,
                 });
             }
-        });
-        states.flatten().reduce(&op)
+        };
+        pipeline::run_any_state(self, n, &|| None, fold_range, |states| {
+            states.flatten().reduce(&op)
+        })
     }
 
     /// The sum of `f(i)` for every index (`T::sum` of nothing when `n == 0`). Each range is
@@ -93,14 +94,16 @@ pub trait ParallelFold: Runs {
         T: Send + Sum<T>,
         F: Fn(usize) -> T + Sync,
     {
-        let states = fold_ranges(self, n, &|| None, |state: &mut Option<T>, range| {
+        let fold_range = |state: &mut Option<T>, range: Range<usize>| {
             let part: T = range.map(&f).sum();
             *state = Some(match state.take() {
                 Some(acc) => [acc, part].into_iter().sum(),
                 None => part,
             });
-        });
-        states.flatten().sum()
+        };
+        pipeline::run_any_state(self, n, &|| None, fold_range, |states| {
+            states.flatten().sum()
+        })
     }
 
     /// The index whose `key` is least (the lowest such index on ties, as
@@ -142,20 +145,3 @@ pub trait ParallelFold: Runs {
 }
 
 impl<R: Runs + ?Sized> ParallelFold for R {}
-
-/// Every reduction's pass through the pipeline: a state per participant, made by `init` on
-/// its first range, `fold`ed through each range it claims; returns the states made, in
-/// participant order, for the caller to combine.
-fn fold_ranges<R, S, F>(
-    runs: &R,
-    n: usize,
-    init: &(dyn Fn() -> S + Sync),
-    fold: F,
-) -> impl Iterator<Item = S>
-where
-    R: Runs + ?Sized,
-    S: Send,
-    F: Fn(&mut S, Range<usize>) + Sync,
-{
-    pipeline::run::<_, _, _, { pipeline::ANY_SIZE }>(runs, n, None, init, fold).states()
-}

@@ -3,7 +3,7 @@
 //! panics, every result already written is dropped exactly once, nothing else is, and the
 //! panic resumes on the caller.
 
-use super::pipeline;
+use super::pipeline::{self, OnFork};
 use super::region::{Disjoint, Runs};
 use crate::panics::Panics;
 use crate::unwind;
@@ -80,7 +80,9 @@ where
 {
     let mut out: Vec<U> = Vec::with_capacity(n);
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
-    let caught = pipeline::run::<_, _, _, { pipeline::SMALL }>(
+    // Forked from inside a call: which results the parent's helpers wrote is unknown here,
+    // so none is dropped (the storage is freed, its items leaked) and the child panics.
+    let (holes, first) = pipeline::run(
         runs,
         n,
         None,
@@ -90,15 +92,16 @@ where
             let part = unsafe { slots.range(range.clone()) };
             write(range, part, caught);
         },
+        OnFork::Panic,
+        |caught| {
+            let (mut holes, mut first) = (Vec::new(), None);
+            for participant in caught {
+                holes.extend(participant.holes);
+                first = first.or(participant.panics.take());
+            }
+            (holes, first)
+        },
     );
-    // Forked from inside a call: which results the parent's helpers wrote is unknown here,
-    // so none is dropped (the storage is freed, its items leaked) and the child panics.
-    let mut holes = Vec::new();
-    let mut first = None;
-    for participant in caught.states() {
-        holes.extend(participant.holes);
-        first = first.or(participant.panics.take());
-    }
     if holes.is_empty() {
         // SAFETY: every index ran (a region runs every task it is given) and wrote its
         // result; none panicked.

@@ -4,8 +4,8 @@
 use crate::sync::UnsafeCell;
 use crate::tasks::Participant;
 use crate::Pool;
-use smallvec::SmallVec;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 /// The seal: a trait of a private module, so its method cannot be named, let alone called,
@@ -113,34 +113,70 @@ impl<'a, T> Disjoint<'a, T> {
 }
 
 /// State kept per participant of one region: one cell per participant rank, each made on
-/// its participant's first range and used only by it.
+/// its participant's first range and used only by it. Kept in the caller's frame for the
+/// region and drained there after it: never moved, so its in-place cells are never copied.
 ///
 /// # Safety
 /// Cell `k` is touched only by the participant whose `rank` is `k`, which is one thread
 /// within a region (`Participant::rank`), or after the region, by its caller alone.
 pub(crate) struct PerParticipant<S, const INLINE: usize> {
-    /// The first `INLINE` cells in place, the rest (or all, for a wider region) on the heap.
-    cells: SmallVec<[UnsafeCell<Option<S>>; INLINE]>,
+    /// The cells of ranks below `INLINE`, in place.
+    ///
+    /// # Safety
+    /// The first `min(participants, INLINE)` are initialised; only those are read or
+    /// dropped.
+    inline: [MaybeUninit<Cell<S>>; INLINE],
+    /// The cells of ranks from `INLINE` on, for a region wider than that.
+    spilled: Vec<Cell<S>>,
+    participants: usize,
 }
+
+/// One participant's state: none until its first range.
+type Cell<S> = UnsafeCell<Option<S>>;
 
 // SAFETY: each cell is used by one participant at a time (struct `# Safety`), and moved
 // between threads at most once, which `S: Send` allows.
 unsafe impl<S: Send, const INLINE: usize> Sync for PerParticipant<S, INLINE> {}
 
 impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
-    /// Cells for a region of up to `participants` participants.
+    /// Cells for a region of up to `participants` participants: as many in place as fit,
+    /// the rest on the heap.
     #[inline]
     pub(crate) fn new(participants: usize) -> PerParticipant<S, INLINE> {
-        let mut cells = SmallVec::with_capacity(participants);
-        for _ in 0..participants {
-            cells.push(UnsafeCell::new(None));
+        let mut inline = [const { MaybeUninit::uninit() }; INLINE];
+        for cell in &mut inline[..participants.min(INLINE)] {
+            cell.write(UnsafeCell::new(None));
         }
-        PerParticipant { cells }
+        let spilled = participants.saturating_sub(INLINE);
+        PerParticipant {
+            inline,
+            spilled: (0..spilled).map(|_| UnsafeCell::new(None)).collect(),
+            participants,
+        }
     }
 
     /// How many participants it has room for: the region's `participants`.
     pub(crate) fn participants(&self) -> usize {
-        self.cells.len()
+        self.participants
+    }
+
+    /// The cells kept in place.
+    #[inline]
+    fn in_place(&self) -> &[Cell<S>] {
+        let initialised = &self.inline[..self.participants.min(INLINE)];
+        // SAFETY: those are initialised (field `# Safety`), and `MaybeUninit<T>` has `T`'s
+        // layout.
+        unsafe { &*(initialised as *const [MaybeUninit<Cell<S>>] as *const [Cell<S>]) }
+    }
+
+    /// The cells kept in place, mutably, and those spilled.
+    #[inline]
+    fn cells_mut(&mut self) -> (&mut [Cell<S>], &mut [Cell<S>]) {
+        let initialised = &mut self.inline[..self.participants.min(INLINE)];
+        // SAFETY: as in `in_place`.
+        let in_place =
+            unsafe { &mut *(initialised as *mut [MaybeUninit<Cell<S>>] as *mut [Cell<S>]) };
+        (in_place, &mut self.spilled)
     }
 
     /// Runs `f` on `who`'s state, made with `init` on its first call in the region.
@@ -156,23 +192,89 @@ impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
         } else {
             who.rank
         };
-        self.cells[rank].with_mut(|cell| {
+        let cell = match self.in_place().get(rank) {
+            Some(cell) => cell,
+            None => &self.spilled[rank - INLINE],
+        };
+        cell.with_mut(|cell| {
             // SAFETY: only `who` touches its cell during the region (struct `# Safety`).
             let state = unsafe { &mut *cell };
             f(state.get_or_insert_with(init))
         })
     }
 
-    /// The states made, in participant order (after the region).
+    /// Takes the states made, in participant order (after the region).
     #[inline]
-    pub(crate) fn into_states(self) -> impl Iterator<Item = S> {
-        self.cells.into_iter().filter_map(|cell| cell.into_inner())
+    pub(crate) fn drain(&mut self) -> Drain<'_, S> {
+        let (in_place, spilled) = self.cells_mut();
+        Drain {
+            cells: in_place.iter_mut().chain(spilled.iter_mut()),
+        }
+    }
+}
+
+impl<S, const INLINE: usize> Drop for PerParticipant<S, INLINE> {
+    fn drop(&mut self) {
+        // SAFETY: the cells in place are initialised and dropped only here, once.
+        unsafe { std::ptr::drop_in_place(self.cells_mut().0) }
+    }
+}
+
+/// The states of a [`PerParticipant`], taken out in participant order; those not taken
+/// stay in it (dropped with it).
+pub(crate) struct Drain<'a, S> {
+    cells: std::iter::Chain<Cells<'a, S>, Cells<'a, S>>,
+}
+
+/// The cells of a [`PerParticipant`] in place or spilled, borrowed mutably.
+type Cells<'a, S> = std::slice::IterMut<'a, Cell<S>>;
+
+impl<S> Iterator for Drain<'_, S> {
+    type Item = S;
+
+    #[inline]
+    fn next(&mut self) -> Option<S> {
+        self.cells.find_map(|cell| {
+            // SAFETY: the drain borrows the cells mutably: nothing else touches them.
+            cell.with_mut(|state| unsafe { (*state).take() })
+        })
     }
 }
 
 #[cfg(all(test, not(rayforce_loom)))]
 mod tests {
-    use super::span;
+    use super::{span, PerParticipant};
+    use crate::tasks::Participant;
+    use std::rc::Rc;
+
+    #[test]
+    fn states_in_place_and_spilled_are_drained_in_rank_order_and_the_rest_dropped_once() {
+        let alive = Rc::new(());
+        for participants in [0, 1, 2, 3, 5] {
+            let mut states = PerParticipant::<(usize, Rc<()>), 2>::new(participants);
+            assert_eq!(states.participants(), participants);
+            // Every other rank makes its state, twice (made once, then reused).
+            for rank in (0..participants)
+                .step_by(2)
+                .chain((0..participants).step_by(2))
+            {
+                let who = Participant { rank, worker: rank };
+                states.with(
+                    who,
+                    || (rank, alive.clone()),
+                    |state| assert_eq!(state.0, rank),
+                );
+            }
+            let made = participants.div_ceil(2);
+            assert_eq!(Rc::strong_count(&alive), 1 + made);
+            if made > 0 {
+                assert_eq!(states.drain().next().map(|state| state.0), Some(0));
+            }
+            assert_eq!(Rc::strong_count(&alive), 1 + made.saturating_sub(1));
+            drop(states);
+            assert_eq!(Rc::strong_count(&alive), 1, "{participants} participants");
+        }
+    }
 
     #[test]
     fn a_span_never_overflows_and_never_passes_its_end() {

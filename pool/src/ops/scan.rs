@@ -8,8 +8,9 @@
 //! floating-point sums.
 
 use super::look_back::Blocks;
-use super::pipeline;
+use super::pipeline::{self, OnFork};
 use super::region::{span, Disjoint, Runs};
+use std::ops::Range;
 
 /// A block's size in bytes: its items stay in a core's L1 cache between the two passes.
 const BLOCK_BYTES: usize = 32 * 1024;
@@ -116,36 +117,43 @@ pub(crate) fn scan_in_blocks<R, T, F>(
     };
     let published = Blocks::new(blocks);
     let outputs = Disjoint::new(output);
-    let scanned =
-        pipeline::run::<_, _, _, { pipeline::SMALL }>(runs, blocks, None, &|| (), |(), range| {
-            for b in range {
-                // SAFETY: blocks of distinct indices are disjoint.
-                let out = unsafe { outputs.range(block(b)) };
-                let items = &input[block(b)];
-                let known = match b {
-                    0 => Some(None),
-                    _ => published.prefix_through(b - 1).map(Some),
-                };
-                if let Some(before) = known {
-                    // What comes before is known: one pass.
-                    let carry = carry_from(start(), before, op);
-                    scan_block(items, out, carry, op, kind);
-                    published.publish_prefix(b, sum_through_last(items, out, op, kind));
-                    continue;
-                }
-                // Total the block, publish the total, find what comes before it, then scan
-                // the block from there (its items still in cache).
-                let total = total_of(b);
-                published.publish_total(b, total.clone());
-                let before = published
-                    .prefix_before(b, op, total_of)
-                    .expect("a block after the first has blocks before it");
-                published.publish_prefix(b, op(&before, &total));
-                scan_block(items, out, carry_from(start(), Some(before), op), op, kind);
+    let scan_blocks = |(): &mut (), range: Range<usize>| {
+        for b in range {
+            // SAFETY: blocks of distinct indices are disjoint.
+            let out = unsafe { outputs.range(block(b)) };
+            let items = &input[block(b)];
+            let known = match b {
+                0 => Some(None),
+                _ => published.prefix_through(b - 1).map(Some),
+            };
+            if let Some(before) = known {
+                // What comes before is known: one pass.
+                let carry = carry_from(start(), before, op);
+                scan_block(items, out, carry, op, kind);
+                published.publish_prefix(b, sum_through_last(items, out, op, kind));
+                continue;
             }
-        });
+            // Total the block, publish the total, find what comes before it, then scan
+            // the block from there (its items still in cache).
+            let total = total_of(b);
+            published.publish_total(b, total.clone());
+            let before = published
+                .prefix_before(b, op, total_of)
+                .expect("a block after the first has blocks before it");
+            published.publish_prefix(b, op(&before, &total));
+            scan_block(items, out, carry_from(start(), Some(before), op), op, kind);
+        }
+    };
     // In a forked child this aborts before anything the blocks published is dropped.
-    scanned.states_in_place("scan").for_each(drop);
+    pipeline::run(
+        runs,
+        blocks,
+        None,
+        &|| (),
+        scan_blocks,
+        OnFork::Abort("scan"),
+        |_| (),
+    );
 }
 
 /// Where a block's scan starts: `start` (the identity, or none) after what the blocks
