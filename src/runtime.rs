@@ -79,7 +79,10 @@ impl Runtime {
 
     /// The pool, built on first use from the allocator's CPU reading and tunables. If some
     /// helper threads cannot be started, it runs with those that could (`pool().stats()`
-    /// says why).
+    /// says why). Once built, it is the default pool of [`join`](crate::join) and
+    /// [`current_num_threads`](crate::current_num_threads) outside any pool, unless one of
+    /// those ran before (they then built a default pool of their own, with the same CPU
+    /// policy unless the runtime chose another in code).
     pub fn pool(&'static self) -> &'static Pool {
         &self.pool_and_tunables().0
     }
@@ -112,7 +115,8 @@ impl Runtime {
     }
 
     fn pool_and_tunables(&'static self) -> &'static (Pool, Tunables) {
-        self.pool.get_or_init(|| {
+        let unbuilt = self.pool.get().is_none();
+        let built = self.pool.get_or_init(|| {
             let sizing = self.alloc.sizing();
             let tunables = sizing.tunables.with_variables_except(&FIXED_AT_STARTUP);
             // Strict mode holds the per-knob variables, read now, to the start-up rule.
@@ -137,7 +141,11 @@ impl Runtime {
                 .build()
                 .expect("a best-effort pool starts whatever helpers it can");
             (pool, tunables)
-        })
+        });
+        if unbuilt {
+            built.0.set_default();
+        }
+        built
     }
 
     /// What the first allocation decided: policy, reading, arena limit, tunables.

@@ -5,7 +5,7 @@
 //! it does not compile.
 
 /// Every variant, each under the rule it breaks.
-pub(crate) const VARIANTS: [&str; 15] = [
+pub(crate) const VARIANTS: [&str; 16] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     "signal_all",
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -38,6 +38,8 @@ pub(crate) const VARIANTS: [&str; 15] = [
     // A dispatch that finds every slot taken runs its tasks inline, though they may wait for each
     // other.
     "inline_when_full",
+    // A join whose offered half was taken returns without waiting for its taker to detach.
+    "join_skip_wait",
 ];
 
 /// Whether this build is the broken pool `name`: under `--cfg rayforce_loom` only, with

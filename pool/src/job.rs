@@ -75,15 +75,31 @@ impl Job {
         n_tasks: usize,
         participants: usize,
         stop: Option<&AtomicBool>,
+        alive: &Liveness,
+    ) -> Job {
+        let data = (closure as *const T).cast();
+        Job {
+            stop: stop.map_or(ptr::null(), |stop| stop as *const AtomicBool),
+            ..Job::erased(tasks::run_erased::<T>, data, n_tasks, participants, alive)
+        }
+    }
+
+    /// As [`new`](Self::new), for a closure already erased: `data` points to the closure
+    /// that `run` runs, live as long as the job.
+    pub(crate) fn erased(
+        run: RunRange,
+        data: *const (),
+        n_tasks: usize,
+        participants: usize,
         #[cfg_attr(not(rayforce_loom), allow(unused_variables))] alive: &Liveness,
     ) -> Job {
         Job {
-            run: tasks::run_erased::<T>,
-            data: (closure as *const T).cast(),
+            run,
+            data,
             n_tasks,
             participants: participants.max(1),
             max_chunk: max_chunk(n_tasks, participants.max(1)),
-            stop: stop.map_or(ptr::null(), |stop| stop as *const AtomicBool),
+            stop: ptr::null(),
             #[cfg(rayforce_loom)]
             alive,
         }

@@ -18,12 +18,17 @@ mod caller;
 mod chunk_size;
 mod claim;
 mod crew;
+mod current;
+mod default_pool;
 mod follow;
 mod fork;
 mod fork_once;
+mod free;
 mod in_task;
 mod job;
+mod joins;
 mod limits;
+mod offering;
 mod ops;
 mod panics;
 #[cfg(target_os = "linux")]
@@ -48,6 +53,7 @@ mod tests;
 
 pub use builder::{widths, BuildError, PoolBuilder};
 pub use fork_once::ForkOnceCell;
+pub use free::{current_num_threads, join};
 pub use limits::MAX_WIDTH;
 pub use ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan, Runs, Wide};
 pub use placed::{HelperPlacement, PlaceFailure};

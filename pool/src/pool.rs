@@ -3,17 +3,18 @@
 
 use crate::caller::Caller;
 use crate::crew::{Crew, StartError};
+use crate::current;
 use crate::follow::Follow;
 use crate::fork::{self, PerProcess};
 use crate::in_task::{as_task, in_task};
 use crate::job::{Job, Liveness};
+use crate::joins;
 use crate::limits::MAX_WIDTH;
 use crate::panics::{self, Panics};
 #[cfg(target_os = "linux")]
 use crate::place::Placement;
 use crate::region::{Forked, Region};
 use crate::shared::{Shared, ThreadStart};
-use crate::signal::Signal;
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
@@ -92,6 +93,7 @@ impl Pool {
         if best_effort {
             crew.ensure(width - 1, on_start.as_ref());
         }
+        crew.shared.set_width(width);
         let widths = Widths {
             narrow: width,
             wide: wide_width,
@@ -142,6 +144,7 @@ impl Pool {
         let signal = &crew.shared.signal;
         signal.resize(|| {
             self.active.store(widths.pack(), Ordering::Relaxed);
+            crew.shared.set_width(widths.narrow);
             Some((widths.wide - 1, signal.cpus()))
         });
     }
@@ -180,6 +183,7 @@ impl Pool {
                 return None;
             }
             self.active.store(after.pack(), Ordering::Relaxed);
+            crew.shared.set_width(after.narrow);
             Some((after.wide - 1, cpus))
         });
         if resized {
@@ -254,6 +258,7 @@ impl Pool {
             self.on_start.as_ref(),
         )
         .or_else(|_| Crew::start(0, slots, limits, generation, wide_width - 1, None))
+        .inspect(|crew| crew.shared.set_width(width))
         .expect("a crew without helpers starts no thread")
     }
 
@@ -431,6 +436,49 @@ impl Pool {
         }
     }
 
+    /// Runs `op` with this pool current (README "Joining"): [`join`](crate::join) and
+    /// [`current_num_threads`](crate::current_num_threads) inside it, at any depth, use
+    /// this pool. Runs on the calling thread, which takes part as the pool's worker 0.
+    ///
+    /// ```
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let (a, b) = pool.install(|| rayforce_pool::join(|| 1 + 1, || 2 + 2));
+    /// assert_eq!((a, b), (2, 4));
+    /// assert_eq!(pool.install(rayforce_pool::current_num_threads), 2);
+    /// ```
+    pub fn install<R>(&self, op: impl FnOnce() -> R) -> R {
+        let crew = self.crew();
+        crew.ensure(self.active().0 - 1, self.on_start.as_ref());
+        current::with(&crew.shared, op)
+    }
+
+    /// Runs `a` and `b`, `b` possibly on another thread of this pool, and returns both
+    /// results, as [`rayforce_pool::join`](crate::join) inside [`install`](Self::install).
+    ///
+    /// ```
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// fn fib(n: u64) -> u64 {
+    ///     if n < 2 {
+    ///         return n;
+    ///     }
+    ///     let (a, b) = rayforce_pool::join(|| fib(n - 1), || fib(n - 2));
+    ///     a + b
+    /// }
+    /// assert_eq!(pool.join(|| fib(20), || fib(10)), (6765, 55));
+    /// ```
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        let crew = self.crew();
+        crew.ensure(self.active().0 - 1, self.on_start.as_ref());
+        let shared = &crew.shared;
+        current::with(shared, || joins::join_in(shared, a, b))
+    }
+
     /// Runs the region, resuming its first panic, also in a child forked from inside a
     /// task (which runs the tasks left and returns, README "Fork").
     fn run_resuming<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) {
@@ -455,9 +503,10 @@ impl Pool {
         Counters::bump(&counters.dispatches);
         let alive = Liveness::new();
         // Step 1: a slot, or the region runs on the caller alone.
-        let Some(slot) = take_slot(&shared.signal, n_tasks, helpers, region) else {
+        let Some(slot) = take_slot(shared, n_tasks, helpers, region) else {
             Counters::bump(&counters.inline_dispatches);
-            run_inline(&Job::new(closure, n_tasks, 1, region.stop, &alive));
+            let job = Job::new(closure, n_tasks, 1, region.stop, &alive);
+            current::with(shared, || run_inline(&job));
             return Ok(());
         };
         let permits = permits(n_tasks, helpers);
@@ -475,7 +524,7 @@ impl Pool {
             region.independent,
             counters,
         );
-        as_task(|| caller.work()); // steps 3-5
+        current::with(shared, || as_task(|| caller.work())); // steps 3-5
         if shared.generation != fork::generation() {
             // A task forked and this is the child: the helpers counted as attached exist
             // only in the parent, and this crew is abandoned (README "Fork").
@@ -508,16 +557,24 @@ impl Pool {
 }
 
 /// Step 1: the slot the region posts in, or `None` when it runs on the caller alone (one
-/// task, no helper, or a dispatch from inside a task). Tasks that may wait for each other
-/// wait for a slot; an operation's items never do, so they run inline rather than wait.
+/// task, no helper, or tasks that may wait for each other dispatched from inside a task).
+/// Tasks that may wait for each other wait for a slot; an operation's items never do, so
+/// they run inline rather than wait, and inside a task they post as anywhere else: idle
+/// helpers share them (README "Dispatch").
 #[inline]
-fn take_slot(signal: &Signal, n_tasks: usize, helpers: usize, region: Region<'_>) -> Option<usize> {
-    if n_tasks < 2 || helpers == 0 || in_task() {
+fn take_slot(shared: &Shared, n_tasks: usize, helpers: usize, region: Region<'_>) -> Option<usize> {
+    let signal = &shared.signal;
+    if n_tasks < 2 || helpers == 0 || (in_task() && !region.independent) {
         None
     } else if region.independent || const { crate::broken::variant("inline_when_full") } {
         signal.own_slot()
     } else {
-        Some(signal.own_slot().unwrap_or_else(|| signal.wait_for_slot()))
+        let reclaim = || joins::reclaim_offers(shared);
+        Some(
+            signal
+                .own_slot()
+                .unwrap_or_else(|| signal.wait_for_slot(reclaim)),
+        )
     }
 }
 

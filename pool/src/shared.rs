@@ -3,7 +3,7 @@
 
 use crate::signal::Signal;
 use crate::stats::CounterSet;
-use crate::sync::{self, Arc, Condvar, Mutex};
+use crate::sync::{self, Arc, AtomicUsize, Condvar, Mutex, Ordering};
 
 /// Called on each helper thread as it starts, with the helper's index (1-based: the caller
 /// is worker 0). The runtime binds helper k to an allocator arena with it. Boxed, because
@@ -16,6 +16,9 @@ pub(crate) struct Shared {
     pub(crate) counters: CounterSet,
     /// The fork generation (`fork.rs`) this crew's helpers run in.
     pub(crate) generation: u64,
+    /// The pool's active (narrow) width, for joins and `current_num_threads` on threads
+    /// that know the pool only by its crew (its helpers).
+    width: AtomicUsize,
     /// Where helpers with a start hook report that it returned.
     startup: Startup,
 }
@@ -40,11 +43,23 @@ impl Shared {
             signal,
             counters: CounterSet::new(),
             generation,
+            width: AtomicUsize::new(1),
             startup: Startup {
                 state: Mutex::new(StartState::default()),
                 changed: Condvar::new(),
             },
         }
+    }
+
+    /// The pool's active width, as its pool last set it.
+    pub(crate) fn width(&self) -> usize {
+        // Relaxed: a width bounds how many threads joins offer to; nothing it publishes.
+        self.width.load(Ordering::Relaxed)
+    }
+
+    /// Sets the pool's active width (at start, resize, and readings).
+    pub(crate) fn set_width(&self, width: usize) {
+        self.width.store(width, Ordering::Relaxed);
     }
 
     /// Helper `index` ran its start hook: `failure` is its panic message, if it panicked.

@@ -3,6 +3,7 @@
 //! helpers, `slot.rs`), plus the spin-then-block waits on both sides. Protocol:
 //! `README.md` beside this file.
 
+use crate::offering::Idle;
 use crate::slot::{SignalState, Slot};
 use crate::spin::{self, Gaps, SpinLimits, Spun};
 use crate::stats::Counters;
@@ -31,6 +32,8 @@ pub(crate) struct Signal {
     sleepers: CachePadded<AtomicUsize>,
     /// Helpers spinning for a permit (README "Spinning"); changes with every spin.
     spinners: CachePadded<AtomicUsize>,
+    /// Joiners waiting for their offer, taking other offers meanwhile (README "Joining").
+    join_waiters: CachePadded<AtomicUsize>,
     shutdown: AtomicBool,
     /// Held while checking a sleep condition and waiting; guards when the last wake-up of
     /// sleepers happened and when the permits it woke them for were posted, read by the
@@ -71,6 +74,7 @@ impl Signal {
             slots: (0..slots.max(1)).map(|_| Slot::new()).collect(),
             sleepers: CachePadded::new(AtomicUsize::new(0)),
             spinners: CachePadded::new(AtomicUsize::new(0)),
+            join_waiters: CachePadded::new(AtomicUsize::new(0)),
             shutdown: AtomicBool::new(false),
             lock: Mutex::new(WakeTimes::default()),
             helpers: Condvar::new(),
@@ -101,16 +105,61 @@ impl Signal {
         self.slots.iter().position(Slot::try_own)
     }
 
+    /// A slot free for a join's offer, now owned, or `None`: looks before it takes (a join
+    /// offers only while a participant is idle, but then may look at every join).
+    #[inline]
+    pub(crate) fn own_free_slot(&self) -> Option<usize> {
+        self.slots.iter().position(|s| !s.is_owned() && s.try_own())
+    }
+
+    /// Who is idle, for a join's offer: a helper spinning or a joiner waiting (either takes
+    /// it without the kernel), else a helper asleep. Relaxed: a hint; a stale one offers in
+    /// vain (the joiner withdraws it) or not at all (both halves run on the joiner).
+    #[inline]
+    pub(crate) fn idle(&self) -> Idle {
+        if self.spinners.load(Ordering::Relaxed) + self.join_waiters.load(Ordering::Relaxed) > 0 {
+            Idle::Spinning
+        } else if self.sleepers.load(Ordering::Relaxed) > 0 {
+            Idle::Sleeping
+        } else {
+            Idle::Nobody
+        }
+    }
+
+    /// Counts a joiner that waits for its offer and takes others meanwhile (`true`), or
+    /// stops (`false`). Relaxed: only `someone_idle`'s hint reads it.
+    pub(crate) fn join_waiting(&self, waiting: bool) {
+        if waiting {
+            self.join_waiters.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.join_waiters.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A joinable permit taken (the first slot with one, from `cursor` on), and its task.
+    pub(crate) fn take_joinable(&self, cursor: &mut usize) -> Option<(usize, usize)> {
+        let n = self.slots.len();
+        (0..n).find_map(|step| {
+            let slot = (*cursor + step) % n;
+            let task = self.slots[slot].try_attach_joinable()?;
+            *cursor = (slot + 1) % n;
+            Some((slot, task))
+        })
+    }
+
     /// Dispatch step 1 for tasks that may wait for each other: a free slot, waiting while
     /// every slot has a dispatch in flight (README "Sharing"). Each of those ends without
     /// this caller (their callers run their own tasks, and the caller here is in none of
     /// them: a caller inside a task never waits), so one comes free; the wait backs off
     /// from spinning to sleeps of 100 us, which a dispatch that found every slot taken
     /// may add to its start. The slow path of a dispatch whose `own_slot` found none.
+    /// `reclaim` runs before each look: it may free slots this thread holds for its joins'
+    /// offers (README "Joining"), which only this thread can free.
     #[cold]
-    pub(crate) fn wait_for_slot(&self) -> usize {
+    pub(crate) fn wait_for_slot(&self, reclaim: impl Fn()) -> usize {
         let mut round = 0;
         loop {
+            reclaim();
             if let Some(slot) = self.own_slot() {
                 return slot;
             }
@@ -140,7 +189,8 @@ impl Signal {
             // Below the active helpers, a spinner or a woken helper may be one the limit
             // refuses, and an active helper does not pass a wake-up on: wake every sleeper.
             // Relaxed: as in `is_active`.
-            let below_active = helper_limit < self.active_helpers.load(Ordering::Relaxed);
+            let limit = helper_limit & !crate::slot::JOINABLE;
+            let below_active = limit < self.active_helpers.load(Ordering::Relaxed);
             let needed = if below_active { u32::MAX } else { permits };
             self.wake_sleepers(needed, sleepers, None, false);
         }
@@ -369,6 +419,12 @@ impl Signal {
         } else {
             0
         }
+    }
+
+    /// The longest any waiter spins now: `spin_us`, at most a kernel wake-up's cost; 0 when
+    /// nothing spins (README "Spinning").
+    pub(crate) fn spin_ceiling_ns(&self) -> u64 {
+        self.limits.ceiling_ns.min(self.block_cost())
     }
 
     /// What a kernel wake-up costs here, as measured (before any: the unmeasured bound).

@@ -16,8 +16,11 @@ const ATTACHED_ONE: u64 = 1 << 32;
 const PERMITS_MASK: u64 = (1 << 16) - 1;
 const HELPER_LIMIT_SHIFT: u32 = 16;
 const HELPER_LIMIT_MASK: u64 = PERMITS_MASK << HELPER_LIMIT_SHIFT;
-// Both fields hold up to a pool's width.
-const _: () = assert!(crate::limits::MAX_WIDTH as u64 <= PERMITS_MASK);
+/// In a helper limit: a join's offer (README "Joining"), which a joiner waiting for its own
+/// offer may take too, whatever thread it is.
+pub(crate) const JOINABLE: usize = 1 << 15;
+// Both fields hold up to a pool's width, and a limit leaves the joinable bit free.
+const _: () = assert!((crate::limits::MAX_WIDTH as u64) < JOINABLE as u64);
 
 /// A snapshot of a slot's signal word, for invariants and tests.
 // A test hook, as `Pool::signal_state`.
@@ -212,7 +215,7 @@ impl Slot {
         let state = &self.line.state;
         let mut seen = state.load(Ordering::Relaxed);
         while seen & PERMITS_MASK != 0 {
-            let limit = (seen & HELPER_LIMIT_MASK) >> HELPER_LIMIT_SHIFT;
+            let limit = (seen & HELPER_LIMIT_MASK) >> HELPER_LIMIT_SHIFT & !(JOINABLE as u64);
             if index as u64 > limit && !const { crate::broken::variant("attach_above_limit") } {
                 return None; // resized away before this dispatch was posted
             }
@@ -228,6 +231,37 @@ impl Slot {
             }
         }
         None
+    }
+
+    /// A joiner waiting for its own offer takes the permit of another joiner's offer
+    /// (README "Joining"), as [`try_attach`](Self::try_attach) does; `None` if this slot
+    /// holds no joinable permit.
+    #[inline]
+    pub(crate) fn try_attach_joinable(&self) -> Option<usize> {
+        let seen = self.line.state.load(Ordering::Relaxed);
+        let joinable = (JOINABLE as u64) << HELPER_LIMIT_SHIFT;
+        if seen & PERMITS_MASK == 0 || seen & joinable == 0 {
+            return None;
+        }
+        let taken = seen - 1 + ATTACHED_ONE;
+        // Acquire: pairs with `add_permits`'s Release, as in `try_attach`. A failed CAS
+        // (another taker, or a withdraw) gives up: the offer is one permit.
+        self.line
+            .state
+            .compare_exchange(seen, taken, Ordering::Acquire, Ordering::Relaxed)
+            .ok()?;
+        // Relaxed: ordered by the Acquire above.
+        let participants = self.line.participants.load(Ordering::Relaxed);
+        Some(participants - (seen & PERMITS_MASK) as usize)
+    }
+
+    /// Whether the one permit of a join's offer here was taken and its taker detached: the
+    /// half ran (README "Joining"). Acquire: pairs with `detach`'s Release, so what the
+    /// half wrote is seen.
+    #[inline]
+    pub(crate) fn offer_done(&self) -> bool {
+        let state = self.line.state.load(Ordering::Acquire);
+        state & PERMITS_MASK == 0 && state >> 32 == 0
     }
 
     /// Step 5: takes back the permits no helper took; returns how many (their first tasks,

@@ -2,6 +2,7 @@
 //! dispatch it belongs to, detach; until the pool shuts down or the process forked away.
 
 use crate::claim::ClaimHooks;
+use crate::current;
 use crate::fork;
 use crate::in_task::mark_helper_thread;
 use crate::job::Job;
@@ -21,6 +22,7 @@ pub(crate) fn run(
     counters: &Counters,
 ) {
     mark_helper_thread();
+    current::set_for_thread(shared);
     if let Some(hook) = on_start {
         let failure = match panic::catch_unwind(AssertUnwindSafe(|| hook(index))) {
             Ok(()) => None,

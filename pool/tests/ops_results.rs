@@ -1,5 +1,5 @@
 //! The data-parallel operations give the serial result exactly: at 0, 1, 2, the pool's
-//! width and 1e6 items, narrow and wide, and nested inside a task (where they run inline).
+//! width and 1e6 items, narrow and wide, and nested inside a task (shared with idle helpers).
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::prelude::*;
@@ -161,7 +161,7 @@ fn a_scan_of_an_operation_that_does_not_commute_keeps_the_order() {
 }
 
 #[test]
-fn operations_nested_inside_a_task_run_inline_and_match() {
+fn operations_nested_inside_a_task_match() {
     let pool = pool();
     let checked = AtomicUsize::new(0);
     pool.dispatch(3, |task| {

@@ -3,21 +3,10 @@
 //! has seen the stop flag, none claims another range) and a scan's look-back (a block's
 //! published total or prefix read only once written). The rest is the pool's.
 
+use super::pool;
 use crate::ops::ParallelFold;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::tasks::Participant;
-use crate::Pool;
-
-/// A pool of one helper that never spins, one caller's slot, no re-reading.
-fn pool() -> Pool {
-    Pool::builder()
-        .workers(2)
-        .spin_us(0)
-        .max_in_flight(1)
-        .recheck_ms(0)
-        .build()
-        .unwrap()
-}
 
 #[test]
 fn each_participant_folds_into_its_own_state_made_once() {

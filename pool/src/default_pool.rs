@@ -1,0 +1,96 @@
+//! The default pool: where the free functions (`join`, `current_num_threads`) run outside
+//! any pool's task or `install`, as rayon's global pool. A pool the program chose with
+//! [`Pool::set_default`] (the runtime's pool, once built), else one built on first use by
+//! [`Pool::builder`]'s defaults and the environment's tunables, with whatever helpers can
+//! start; a child forked while another thread built it builds its own.
+
+#[cfg(not(rayforce_loom))]
+use crate::fork_once::ForkOnceCell;
+use crate::Pool;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// The pool chosen with `Pool::set_default`; null until then. Not a loom atomic: under
+/// loom nothing sets it.
+static CHOSEN: AtomicPtr<Pool> = AtomicPtr::new(std::ptr::null_mut());
+
+#[cfg(not(rayforce_loom))]
+static BUILT: ForkOnceCell<Pool> = ForkOnceCell::new();
+
+/// The default pool, built now if none was chosen or built yet.
+pub(crate) fn get() -> &'static Pool {
+    // Acquire: pairs with `choose`'s Release, so the chosen pool is seen whole.
+    let chosen = CHOSEN.load(Ordering::Acquire);
+    // SAFETY: only `choose` stores it, from a `&'static Pool`.
+    if let Some(chosen) = unsafe { chosen.as_ref() } {
+        return chosen;
+    }
+    build()
+}
+
+/// Makes `pool` the default, unless one was chosen or built already; whether it is now.
+pub(crate) fn choose(pool: &'static Pool) -> bool {
+    // Acquire: as in `get`.
+    let chosen = CHOSEN.load(Ordering::Acquire);
+    if !chosen.is_null() {
+        return std::ptr::eq(chosen, pool);
+    }
+    #[cfg(not(rayforce_loom))]
+    if BUILT.get().is_some() {
+        return false;
+    }
+    let pool = (pool as *const Pool).cast_mut();
+    // Release: pairs with `get`'s Acquire.
+    let chosen = CHOSEN.compare_exchange(
+        std::ptr::null_mut(),
+        pool,
+        Ordering::Release,
+        Ordering::Acquire,
+    );
+    match chosen {
+        Ok(_) => true,
+        Err(already) => std::ptr::eq(already, pool),
+    }
+}
+
+#[cfg(not(rayforce_loom))]
+fn build() -> &'static Pool {
+    BUILT.get_or_init(|| {
+        let tunables = rayforce_tunables::Tunables::resolve(&rayforce_tunables::Choices::new());
+        // Strict mode (`rayforce.tunables.strict=1`) stops the program here, as at a
+        // runtime's first allocation, with every diagnostic on standard error.
+        tunables.abort_if_strict();
+        Pool::builder()
+            .tunables(&tunables)
+            .best_effort()
+            .build()
+            .expect("a best-effort pool starts whatever helpers it can")
+    })
+}
+
+/// Under loom, a pool of one per call, leaked: the models build their own pools, and a
+/// static cell would outlive loom's executions.
+#[cfg(rayforce_loom)]
+fn build() -> &'static Pool {
+    let pool = Pool::builder().workers(1).build();
+    Box::leak(Box::new(pool.expect("a pool of one starts no thread")))
+}
+
+impl Pool {
+    /// Makes this pool the default one: where [`join`](crate::join) and
+    /// [`current_num_threads`](crate::current_num_threads) run outside any pool's task or
+    /// [`install`](Self::install). Returns whether it is the default now: `false` if
+    /// another pool was made the default, or the default pool was built already (a free
+    /// function ran before). The runtime makes its pool the default when it builds it.
+    ///
+    /// ```
+    /// use rayforce_pool::Pool;
+    /// static POOL: rayforce_pool::ForkOnceCell<Pool> = rayforce_pool::ForkOnceCell::new();
+    /// let pool = POOL.get_or_init(|| Pool::builder().workers(2).build().unwrap());
+    /// if pool.set_default() {
+    ///     assert_eq!(rayforce_pool::current_num_threads(), 2);
+    /// }
+    /// ```
+    pub fn set_default(&'static self) -> bool {
+        choose(self)
+    }
+}

@@ -1,0 +1,399 @@
+//! `join`: runs two closures, offering the second to an idle participant of the pool
+//! (README "Joining"). A join pushes a frame for its second half on the thread's join
+//! stack, runs the first half, pops the frame, and runs the second half itself unless
+//! another thread took it. While a participant is idle, a join offers the oldest frame of
+//! its thread's stack not offered yet (the largest work left), one offer per join at most,
+//! as a region of two tasks in a free slot: task 1 is the half, posted with one joinable
+//! permit; task 0, the first half, is already running on the joiner.
+
+use crate::fork;
+use crate::in_task::as_task;
+use crate::job::{Job, Liveness, RunRange};
+use crate::offering;
+use crate::panics::Panics;
+use crate::shared::Shared;
+use crate::slot::JOINABLE;
+use crate::sync::{self, thread_local, UnsafeCell};
+use crate::tasks::{self, Participant, Tasks};
+use crate::unwind::{self, AbortOnUnwind};
+use std::cell::Cell;
+use std::mem::ManuallyDrop;
+use std::ops::Range;
+use std::panic::{self, AssertUnwindSafe};
+use std::thread::Result as Outcome;
+
+/// How often a waiting joiner reads the clock: every 32 polls, as a spinning helper (each
+/// poll under loom, whose clock advances a microsecond a reading).
+const POLLS_PER_READING: u32 = if cfg!(rayforce_loom) { 1 } else { 32 };
+
+/// Frames this deep or deeper in a thread's join stack are never offered: the oldest ones
+/// hold the most work, and a bounded stack needs no allocation.
+const MAX_FRAMES: usize = 32;
+
+/// Runs `a` and `b`, `b` possibly on another thread of `shared`'s pool, and returns both
+/// results. A panic in either resumes here once both halves finished (`a`'s if both
+/// panicked).
+pub(crate) fn join_in<A, B, RA, RB>(shared: &Shared, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    // Never dropped: it holds nothing once its outcome is taken, and in a child forked from
+    // inside `a` the parent's taker may have left it half-written (`Frame::finish`).
+    let half = ManuallyDrop::new(Half {
+        run: UnsafeCell::new(Some(b)),
+        outcome: UnsafeCell::new(None),
+    });
+    let frame = Frame {
+        shared,
+        run: tasks::run_erased::<Half<B, RB>>,
+        data: (&*half as *const Half<B, RB>).cast(),
+        alive: Liveness::new(),
+        offer: Cell::new(Offer::NotYet),
+    };
+    STACK.with(|stack| {
+        stack.push(&frame);
+        if stack.look_now() {
+            stack.offer_oldest();
+        }
+    });
+    let first = panic::catch_unwind(AssertUnwindSafe(a));
+    STACK.with(|stack| stack.pop(&frame));
+    frame.finish(&*half);
+    let second = half.outcome.with_mut(|outcome| {
+        // SAFETY: the half ran (`finish`) and nobody touches it any more.
+        unsafe { (*outcome).take() }
+    });
+    let second = second.expect("a finished join's second half has an outcome");
+    match (first, second) {
+        (Ok(first), Ok(second)) => (first, second),
+        (Err(payload), second) => {
+            if let Err(discarded) = second {
+                unwind::discard(discarded);
+            }
+            panic::resume_unwind(payload)
+        }
+        (Ok(_), Err(payload)) => panic::resume_unwind(payload),
+    }
+}
+
+/// A join's second half and its outcome: task 1 of the region that offers it.
+///
+/// # Safety
+/// The half runs once, on one thread: the helper or joiner that took its permit, or the
+/// joiner that withdrew the permit or never offered it; `outcome` is read after it ran.
+struct Half<B, RB> {
+    run: UnsafeCell<Option<B>>,
+    outcome: UnsafeCell<Option<Outcome<RB>>>,
+}
+
+// SAFETY: one thread at a time touches the half (struct `# Safety`), moved there once,
+// which `B: Send` and `RB: Send` allow.
+unsafe impl<B: Send, RB: Send> Sync for Half<B, RB> {}
+
+impl<B: FnOnce() -> RB + Send, RB: Send> Half<B, RB> {
+    /// Runs the half, catching its panic into the outcome.
+    fn run_once(&self) {
+        let run = self.run.with_mut(|run| {
+            // SAFETY: only the one thread running the half touches it (struct `# Safety`).
+            unsafe { (*run).take() }
+        });
+        let run = run.expect("a join's second half runs once");
+        let outcome = panic::catch_unwind(AssertUnwindSafe(run));
+        // SAFETY: as above.
+        self.outcome
+            .with_mut(|slot| unsafe { *slot = Some(outcome) });
+    }
+}
+
+impl<B: FnOnce() -> RB + Send, RB: Send> Tasks for Half<B, RB> {
+    fn run(&self, _who: Participant, _tasks: Range<usize>, _panics: &Panics) {
+        self.run_once();
+    }
+}
+
+/// Where a frame's half stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Offer {
+    /// Not offered (or withdrawn untaken by `reclaim_offers`): the joiner runs it.
+    NotYet,
+    /// Offered in this slot of the frame's pool, which the joiner owns.
+    Posted { slot: usize },
+    /// Offered, taken, run and its slot freed (`Stack::recycle`, `reclaim_offers`).
+    Done,
+}
+
+/// One join in progress, on its joiner's stack, as the thread's join stack records it.
+struct Frame<'a> {
+    shared: &'a Shared,
+    /// The half, erased, as a region's job runs it.
+    run: RunRange,
+    data: *const (),
+    alive: Liveness,
+    offer: Cell<Offer>,
+}
+
+impl Frame<'_> {
+    /// After the first half: the second one has run when this returns, wherever it ran.
+    fn finish<B: FnOnce() -> RB + Send, RB: Send>(&self, half: &Half<B, RB>) {
+        let slot = match self.offer.get() {
+            Offer::NotYet => return half.run_once(),
+            Offer::Done => return,
+            Offer::Posted { slot } => slot,
+        };
+        // Nothing from here to quiet may unwind: a taker holds pointers into this frame.
+        let guard = AbortOnUnwind("a join between its offer and the half's end");
+        let signal = &self.shared.signal;
+        let untaken = signal.withdraw(slot);
+        if self.shared.generation != fork::generation() {
+            // A fork from inside the first half, and this is the child: the crew's helpers
+            // do not exist here. Its slot is abandoned with the crew (README "Fork").
+            guard.disarm();
+            if untaken == 0 {
+                // The half ran, or was running, in the parent: its state here is unknown,
+                // and it is never dropped (`join_in`).
+                panic!(
+                    "a task forked inside `join`: in the child, the second half ran in the \
+                     parent, and its result is missing here"
+                );
+            }
+            return half.run_once();
+        }
+        if untaken == 1 {
+            half.run_once();
+        } else {
+            STACK.with(Stack::taken);
+            if !const { crate::broken::variant("join_skip_wait") } {
+                wait_for_half(self.shared, slot);
+            }
+        }
+        guard.disarm();
+        self.alive.end();
+        signal.slot(slot).release();
+    }
+}
+
+/// Waits until the taker of the half offered in `slot` detached. Meanwhile, for as long as
+/// a helper would spin (at most a kernel wake-up's cost; never with `spin_us = 0`), the
+/// joiner counts as idle and takes other joiners' offers (their tasks are independent of
+/// this one); then it blocks.
+fn wait_for_half(shared: &Shared, slot: usize) {
+    let signal = &shared.signal;
+    let offered = signal.slot(slot);
+    let window = signal.spin_ceiling_ns();
+    if window > 0 && !offered.is_quiet() {
+        signal.join_waiting(true);
+        let mut cursor = slot + 1;
+        let mut since = sync::now_ns();
+        let mut polls_to_reading = POLLS_PER_READING;
+        while !offered.is_quiet() {
+            if let Some((other, task)) = signal.take_joinable(&mut cursor) {
+                run_taken(shared, other, task);
+                since = sync::now_ns();
+                continue;
+            }
+            sync::spin_hint();
+            polls_to_reading -= 1;
+            if polls_to_reading == 0 {
+                polls_to_reading = POLLS_PER_READING;
+                if sync::now_ns().saturating_sub(since) > window {
+                    break;
+                }
+            }
+        }
+        signal.join_waiting(false);
+    }
+    signal.wait_until_quiet(slot, shared.counters.callers());
+}
+
+/// Runs task `task` of the joinable offer in `slot`, whose permit this thread took, and
+/// detaches.
+fn run_taken(shared: &Shared, slot: usize, task: usize) {
+    let taken = shared.signal.slot(slot);
+    // The job is live: attached, its joiner waits for this thread's detach (`Job`'s
+    // `# Safety`).
+    let job = taken.job();
+    let who = Participant {
+        rank: task,
+        worker: 0,
+    };
+    as_task(|| job.run(who, task..task + 1, &taken.panics));
+    shared.signal.detach(slot);
+}
+
+/// A thread's joins in progress, innermost last: the first `MAX_FRAMES` recorded.
+///
+/// # Safety
+/// `frames[k]` for `k < min(depth, MAX_FRAMES)` points to a live frame of this thread (its
+/// join pops it before returning). Frames below `offered` are not offered again: posted,
+/// done, or withdrawn by `reclaim_offers` (then not yet offered, and run by their joiner).
+struct Stack {
+    depth: Cell<usize>,
+    offered: Cell<usize>,
+    frames: [Cell<*const Frame<'static>>; MAX_FRAMES],
+    /// Joins until the next look for idle threads (`offering.rs`).
+    joins_to_look: Cell<u32>,
+    /// The clock before which no offer goes out (`offering::interval_ns` after the last).
+    next_offer_ns: Cell<u64>,
+}
+
+// Const-initialised except under loom, as `in_task.rs`.
+#[cfg(not(rayforce_loom))]
+thread_local! {
+    static STACK: Stack = const { Stack::new() };
+}
+#[cfg(rayforce_loom)]
+thread_local! {
+    #[allow(clippy::missing_const_for_thread_local)]
+    static STACK: Stack = Stack::new();
+}
+
+impl Stack {
+    const fn new() -> Stack {
+        Stack {
+            depth: Cell::new(0),
+            offered: Cell::new(0),
+            frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
+            joins_to_look: Cell::new(0),
+            next_offer_ns: Cell::new(0),
+        }
+    }
+
+    /// Counts a join; whether it is time to look for idle threads.
+    #[inline]
+    fn look_now(&self) -> bool {
+        match self.joins_to_look.get() {
+            0 => {
+                self.joins_to_look.set(offering::JOINS_PER_LOOK - 1);
+                true
+            }
+            left => {
+                self.joins_to_look.set(left - 1);
+                false
+            }
+        }
+    }
+
+    /// A half this thread offered was taken: look again at the next join.
+    fn taken(&self) {
+        self.joins_to_look.set(0);
+    }
+
+    #[inline]
+    fn push(&self, frame: &Frame<'_>) {
+        let depth = self.depth.get();
+        if depth < MAX_FRAMES {
+            // The lifetime is erased: the frame is popped before its join returns.
+            self.frames[depth].set((frame as *const Frame<'_>).cast());
+        }
+        self.depth.set(depth + 1);
+    }
+
+    #[inline]
+    fn pop(&self, frame: &Frame<'_>) {
+        let depth = self.depth.get() - 1;
+        debug_assert!(
+            depth >= MAX_FRAMES || std::ptr::eq(self.frames[depth].get().cast(), frame),
+            "join frames popped out of order"
+        );
+        self.depth.set(depth);
+        self.offered.set(self.offered.get().min(depth));
+    }
+
+    /// The frame at `index`, which is live (struct `# Safety`).
+    #[inline]
+    fn frame(&self, index: usize) -> &Frame<'_> {
+        // SAFETY: `index` is below the recorded depth (callers' check); see `# Safety`.
+        unsafe { &*self.frames[index].get() }
+    }
+
+    /// Offers the oldest frame not offered yet, if a thread of its pool is idle, the last
+    /// offer is far enough back (`offering.rs`), and a slot is free (freeing the slots of
+    /// offers that ran, first, if none is).
+    #[inline]
+    fn offer_oldest(&self) {
+        let index = self.offered.get();
+        if index >= self.depth.get().min(MAX_FRAMES) {
+            return;
+        }
+        let frame = self.frame(index);
+        let shared = frame.shared;
+        let signal = &shared.signal;
+        let Some(interval) = offering::interval_ns(signal.idle(), signal.block_cost()) else {
+            return;
+        };
+        let now = sync::now_ns();
+        if now < self.next_offer_ns.get() || shared.generation != fork::generation() {
+            return;
+        }
+        let Some(slot) = signal.own_free_slot().or_else(|| self.recycle(shared)) else {
+            return;
+        };
+        self.next_offer_ns.set(now + interval);
+        let job = Job::erased(frame.run, frame.data, 2, 2, &frame.alive);
+        let owned = signal.slot(slot);
+        owned.publish(&job);
+        frame.offer.set(Offer::Posted { slot });
+        self.offered.set(index + 1);
+        let helper_limit = (shared.width() - 1) | JOINABLE;
+        signal.post(slot, 1, helper_limit, true);
+    }
+
+    /// Frees the slots of this thread's offers (to `shared`'s pool) that were taken and
+    /// have run; returns one of them, still owned, for a new offer.
+    #[cold]
+    fn recycle(&self, shared: &Shared) -> Option<usize> {
+        let mut kept = None;
+        for index in 0..self.offered.get() {
+            let frame = self.frame(index);
+            let Offer::Posted { slot } = frame.offer.get() else {
+                continue;
+            };
+            let owned = shared.signal.slot(slot);
+            if !std::ptr::eq(frame.shared, shared) || !owned.offer_done() {
+                continue;
+            }
+            // Taken and detached: nobody touches the frame's half again.
+            self.taken();
+            shared.signal.withdraw(slot);
+            frame.alive.end();
+            frame.offer.set(Offer::Done);
+            match kept {
+                None => kept = Some(slot),
+                Some(_) => owned.release(),
+            }
+        }
+        kept
+    }
+}
+
+/// Frees the slots this thread holds for its joins' offers to `shared`'s pool that it can:
+/// those taken and run, and those not taken (withdrawn: the joiner runs the half itself).
+/// A dispatch waiting for a slot calls it: only this thread can free them, and its joins
+/// cannot end while it waits.
+pub(crate) fn reclaim_offers(shared: &Shared) {
+    STACK.with(|stack| {
+        for index in 0..stack.offered.get() {
+            let frame = stack.frame(index);
+            let Offer::Posted { slot } = frame.offer.get() else {
+                continue;
+            };
+            if !std::ptr::eq(frame.shared, shared) {
+                continue;
+            }
+            let owned = shared.signal.slot(slot);
+            if owned.offer_done() {
+                frame.offer.set(Offer::Done);
+            } else if shared.signal.withdraw(slot) == 1 {
+                frame.offer.set(Offer::NotYet);
+            } else {
+                continue; // taken and running: its taker ends it
+            }
+            // Nobody touches the frame's half through the slot again.
+            frame.alive.end();
+            shared.signal.withdraw(slot);
+            owned.release();
+        }
+    });
+}

@@ -1,0 +1,58 @@
+//! When a thread's joins offer work (README "Joining"): a pure policy. An offer costs the
+//! joiner a post and a withdraw (about a dispatch's round trip) if a thread spins, and a
+//! kernel wake-up if only sleeping helpers are idle; a half taken by a thread that had to
+//! be woken pays only if it runs longer than that. So a thread looks at most every
+//! `JOINS_PER_LOOK` joins (the look costs three loads), and offers at most once per
+//! interval: short while a thread spins, several block costs while only sleepers are idle.
+//! A taken offer makes the next join look again at once.
+
+/// Joins between two looks (each look loads the idle counts, and reads the clock if any
+/// thread is idle). Every join under loom, whose models are a few joins long.
+pub(crate) const JOINS_PER_LOOK: u32 = if cfg!(rayforce_loom) { 1 } else { 16 };
+
+/// The shortest interval between two offers to a spinning thread: an offer's round trip
+/// is about 0.2 us, so at most a few percent of a joiner's time goes to offers nobody takes.
+const TO_SPINNERS_NS: u64 = 5_000;
+
+/// Offers to sleeping helpers are this many block costs apart, at least
+/// `TO_SLEEPERS_MIN_NS`: a wake-up in vain then costs the joiner at most an eighth of it.
+const TO_SLEEPERS_BLOCK_COSTS: u64 = 8;
+const TO_SLEEPERS_MIN_NS: u64 = 100_000;
+
+/// Who is idle in the pool, as `Signal::idle` tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Idle {
+    /// Nobody: no offer.
+    Nobody,
+    /// A helper spins, or a joiner waits taking offers: a handoff without the kernel.
+    Spinning,
+    /// Only sleeping helpers: an offer wakes one.
+    Sleeping,
+}
+
+/// How long after an offer the next one may go out, given who is idle and what a kernel
+/// wake-up costs (`None`: nobody to offer to). Under loom, at once: its clock is a counter.
+pub(crate) fn interval_ns(idle: Idle, block_cost_ns: u64) -> Option<u64> {
+    let interval = match idle {
+        Idle::Nobody => return None,
+        Idle::Spinning => TO_SPINNERS_NS,
+        Idle::Sleeping => (TO_SLEEPERS_BLOCK_COSTS * block_cost_ns).max(TO_SLEEPERS_MIN_NS),
+    };
+    Some(if cfg!(rayforce_loom) { 0 } else { interval })
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offers_to_sleepers_are_rarer_than_to_spinners_and_never_below_the_floor() {
+        assert_eq!(interval_ns(Idle::Nobody, 40_000), None);
+        let spinning = interval_ns(Idle::Spinning, 40_000).unwrap();
+        let sleeping = interval_ns(Idle::Sleeping, 40_000).unwrap();
+        assert!(spinning < sleeping, "{spinning} {sleeping}");
+        assert_eq!(sleeping, 320_000, "eight block costs");
+        // No measured block cost (spinning off): the floor.
+        assert_eq!(interval_ns(Idle::Sleeping, 0), Some(100_000));
+    }
+}

@@ -1,0 +1,278 @@
+//! `join`, `install` and `current_num_threads`: results exact at every recursion depth,
+//! each half run once wherever it ran, panics resumed once both halves finished with
+//! nothing dropped twice or lost, operations nested inside joins inside operations, joins
+//! outside any pool (the default pool) and in a child forked from inside a join.
+#![cfg(not(rayforce_loom))] // real threads and processes
+
+use rayforce_pool::prelude::*;
+use rayforce_pool::{join, Pool};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Held by the tests that panic and by the one that forks: a child forked while another
+/// thread of this test binary printed a panic (its backtrace lock held) would hang in its
+/// own panic.
+static PANICS_OR_FORKS: Mutex<()> = Mutex::new(());
+
+fn pool(workers: usize) -> Pool {
+    Pool::builder().workers(workers).build().unwrap()
+}
+
+/// Leaves of a full binary tree of `depth` levels, counted by joins.
+fn leaves(depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let (a, b) = join(|| leaves(depth - 1), || leaves(depth - 1));
+    a + b
+}
+
+fn fib_join(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = join(|| fib_join(n - 1), || fib_join(n - 2));
+    a + b
+}
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        fib(n - 1) + fib(n - 2)
+    }
+}
+
+#[test]
+fn results_are_exact_at_every_recursion_depth() {
+    for workers in [1, 2, 4] {
+        let pool = pool(workers);
+        for depth in 0..=20 {
+            assert_eq!(pool.install(|| leaves(depth)), 1 << depth, "depth {depth}");
+        }
+        for n in [0, 1, 2, 10, 25] {
+            assert_eq!(
+                pool.install(|| fib_join(n)),
+                fib(n),
+                "fib({n}), {workers} workers"
+            );
+        }
+    }
+}
+
+#[test]
+fn each_half_runs_once_and_the_results_come_back_in_order() {
+    let pool = pool(2);
+    let runs = AtomicUsize::new(0);
+    for round in 0..10_000u64 {
+        let (a, b) = pool.join(
+            || {
+                runs.fetch_add(1, Ordering::Relaxed);
+                round
+            },
+            || {
+                runs.fetch_add(1, Ordering::Relaxed);
+                vec![round; 3]
+            },
+        );
+        assert_eq!((a, b), (round, vec![round; 3]));
+    }
+    assert_eq!(runs.into_inner(), 20_000);
+}
+
+/// Counts its drops: a value returned, captured or panicked through must be dropped once.
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// `pool.join(a, b)` where `a` and `b` each return a counted value and panic as asked; both
+/// always run to their end. Returns the panic's message, if one resumed.
+fn join_panicking(pool: &Pool, a_panics: bool, b_panics: bool) -> Option<String> {
+    let (made, dropped, ran) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
+    let half = |name: &'static str, panics: bool| {
+        let (made, dropped, ran) = (&made, &dropped, &ran);
+        move || {
+            // Nested joins inside the half: their frames must unwind cleanly too.
+            let (x, _) = join(|| Counted(dropped), || Counted(dropped));
+            made.fetch_add(2, Ordering::Relaxed);
+            ran.fetch_add(1, Ordering::Relaxed);
+            if panics {
+                panic!("{name} panicked");
+            }
+            x
+        }
+    };
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        pool.join(half("a", a_panics), half("b", b_panics))
+    }));
+    let message = match outcome {
+        Ok(values) => {
+            drop(values);
+            None
+        }
+        Err(payload) => Some(payload.downcast_ref::<String>().cloned().unwrap()),
+    };
+    assert_eq!(
+        ran.load(Ordering::Relaxed),
+        2,
+        "both halves ran to their end"
+    );
+    assert_eq!(
+        dropped.load(Ordering::Relaxed),
+        made.load(Ordering::Relaxed),
+        "every value made was dropped once"
+    );
+    message
+}
+
+#[test]
+fn a_panic_in_either_half_resumes_after_both_finished_with_every_value_dropped_once() {
+    let _alone = PANICS_OR_FORKS.lock().unwrap_or_else(|p| p.into_inner());
+    for workers in [1, 2] {
+        let pool = pool(workers);
+        for _ in 0..50 {
+            assert_eq!(join_panicking(&pool, false, false), None);
+            assert_eq!(
+                join_panicking(&pool, true, false).as_deref(),
+                Some("a panicked")
+            );
+            assert_eq!(
+                join_panicking(&pool, false, true).as_deref(),
+                Some("b panicked")
+            );
+            // Both: `a`'s, as rayon's `join`.
+            assert_eq!(
+                join_panicking(&pool, true, true).as_deref(),
+                Some("a panicked")
+            );
+        }
+    }
+}
+
+#[test]
+fn operations_inside_joins_inside_operations_are_exact() {
+    let pool = pool(2);
+    let xs: Vec<u64> = (0..2_000).collect();
+    let sums = pool.map(16, |i| {
+        let (left, right) = join(
+            || pool.sum(xs.len(), |j| xs[j] * i as u64),
+            || pool.map_slice(&xs, |x| x + i as u64).iter().sum::<u64>(),
+        );
+        left + right
+    });
+    let total: u64 = xs.iter().sum();
+    for (i, sum) in sums.into_iter().enumerate() {
+        let i = i as u64;
+        assert_eq!(sum, total * i + total + i * xs.len() as u64, "item {i}");
+    }
+}
+
+#[test]
+fn joins_outside_any_pool_run_on_the_default_pool() {
+    assert_eq!(fib_join(20), fib(20));
+    assert!(rayforce_pool::current_num_threads() >= 1);
+}
+
+#[test]
+fn the_current_pool_is_the_installed_one_in_its_tasks_and_helpers() {
+    let three = pool(3);
+    assert_eq!(three.install(rayforce_pool::current_num_threads), 3);
+    let widths = three.map(64, |_| rayforce_pool::current_num_threads());
+    assert!(widths.iter().all(|&w| w == 3), "{widths:?}");
+    // A pool installed inside another's task is current until its install returns.
+    let one = pool(1);
+    let (inner, outer) = three.install(|| {
+        let inner = one.install(rayforce_pool::current_num_threads);
+        (inner, rayforce_pool::current_num_threads())
+    });
+    assert_eq!((inner, outer), (1, 3));
+}
+
+#[test]
+fn a_child_forked_inside_a_join_finishes_it_or_says_why() {
+    let _alone = PANICS_OR_FORKS.lock().unwrap_or_else(|p| p.into_inner());
+    let pool = pool(2);
+    for round in 0..50 {
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.join(
+                || {
+                    // Let the helper take the other half, some rounds.
+                    std::thread::yield_now();
+                    // SAFETY: the child joins, checks and exits (`_exit`) below.
+                    let pid = unsafe { libc::fork() };
+                    if pid == 0 {
+                        // A deadline for everything the child does: SIGALRM kills it.
+                        // SAFETY: alarm has no preconditions.
+                        unsafe { libc::alarm(10) };
+                    }
+                    pid
+                },
+                || 2,
+            )
+        }));
+        // Only a child's join can panic: its second half ran in the parent.
+        match outcome {
+            Ok((0, _)) | Err(_) => child_after_join(outcome),
+            Ok((pid, b)) => {
+                assert_eq!(b, 2);
+                let mut status = 0;
+                // SAFETY: `pid` is our child; `status` is valid for writes.
+                assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+                assert!(
+                    libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+                    "round {round}: child status {status:#x}"
+                );
+            }
+        }
+    }
+}
+
+/// In a child forked inside a join's first half, once that join ended: it ran its second
+/// half here, or panicked saying that half ran in the parent; joins then run (on a fresh
+/// crew). Exits with 0 if all holds.
+fn child_after_join(outcome: std::thread::Result<(libc::pid_t, u32)>) -> ! {
+    let joined = match outcome {
+        Ok(halves) => halves == (0, 2),
+        Err(payload) => payload
+            .downcast_ref::<&str>()
+            .is_some_and(|message| message.contains("ran in the parent")),
+    };
+    let ok = joined && fib_join(15) == fib(15);
+    // SAFETY: _exit ends only this child, without the parent's atexit handlers.
+    unsafe { libc::_exit(if ok { 0 } else { 1 }) }
+}
+
+#[test]
+fn a_dispatch_inside_a_join_gets_the_slot_its_own_offer_held() {
+    // One slot: the join's offer may hold it when the first half dispatches tasks that
+    // wait for each other, which need a slot; the dispatch frees the offer's slot (taken
+    // and run, or withdrawn untaken) instead of waiting for its own join forever.
+    let pool = Pool::builder().workers(2).max_in_flight(1).build().unwrap();
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for _ in 0..1_000 {
+            let barrier = std::sync::Barrier::new(2);
+            let ((), b) = pool.join(
+                || {
+                    pool.dispatch(2, |_| {
+                        barrier.wait();
+                    })
+                },
+                || 7,
+            );
+            assert_eq!(b, 7);
+        }
+        done.send(()).unwrap();
+    });
+    wait.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("a dispatch inside a join waited for its own join's slot");
+}
