@@ -13,6 +13,7 @@ use crate::offering;
 use crate::panics::Panics;
 use crate::shared::Shared;
 use crate::slot::JOINABLE;
+use crate::spin;
 use crate::sync::{self, thread_local, UnsafeCell};
 use crate::tasks::{self, Participant, Tasks};
 use crate::unwind::{self, AbortOnUnwind};
@@ -21,10 +22,6 @@ use std::mem::ManuallyDrop;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::thread::Result as Outcome;
-
-/// How often a waiting joiner reads the clock: every 32 polls, as a spinning helper (each
-/// poll under loom, whose clock advances a microsecond a reading).
-const POLLS_PER_READING: u32 = if cfg!(rayforce_loom) { 1 } else { 32 };
 
 /// Frames this deep or deeper in a thread's join stack are never offered: the oldest ones
 /// hold the most work, and a bounded stack needs no allocation.
@@ -120,7 +117,7 @@ enum Offer {
     NotYet,
     /// Offered in this slot of the frame's pool, which the joiner owns.
     Posted { slot: usize },
-    /// Offered, taken, run and its slot freed (`Stack::recycle`, `reclaim_offers`).
+    /// Offered, taken, run and its slot freed (`Stack::free_offers`).
     Done,
 }
 
@@ -185,22 +182,15 @@ fn wait_for_half(shared: &Shared, slot: usize) {
     if window > 0 && !offered.is_quiet() {
         signal.join_waiting(true);
         let mut cursor = slot + 1;
-        let mut since = sync::now_ns();
-        let mut polls_to_reading = POLLS_PER_READING;
-        while !offered.is_quiet() {
-            if let Some((other, task)) = signal.take_joinable(&mut cursor) {
-                run_taken(shared, other, task);
-                since = sync::now_ns();
-                continue;
+        // A spin per offer taken meanwhile: each one's window starts when it ran.
+        while let (Some(Some((other, task))), _) = spin::spin_for(window, || {
+            if offered.is_quiet() {
+                Some(None)
+            } else {
+                signal.take_joinable(&mut cursor).map(Some)
             }
-            sync::spin_hint();
-            polls_to_reading -= 1;
-            if polls_to_reading == 0 {
-                polls_to_reading = POLLS_PER_READING;
-                if sync::now_ns().saturating_sub(since) > window {
-                    break;
-                }
-            }
+        }) {
+            run_taken(shared, other, task);
         }
         signal.join_waiting(false);
     }
@@ -310,7 +300,7 @@ impl Stack {
 
     /// Offers the oldest frame not offered yet, if a thread of its pool is idle, the last
     /// offer is far enough back (`offering.rs`), and a slot is free (freeing the slots of
-    /// offers that ran, first, if none is).
+    /// its offers that ran, if none is).
     #[inline]
     fn offer_oldest(&self) {
         let index = self.offered.get();
@@ -327,7 +317,10 @@ impl Stack {
         if now < self.next_offer_ns.get() || shared.generation != fork::generation() {
             return;
         }
-        let Some(slot) = signal.own_free_slot().or_else(|| self.recycle(shared)) else {
+        let Some(slot) = signal
+            .own_slot()
+            .or_else(|| self.free_offers(shared, false))
+        else {
             return;
         };
         self.next_offer_ns.set(now + interval);
@@ -340,25 +333,32 @@ impl Stack {
         signal.post(slot, 1, helper_limit, true);
     }
 
-    /// Frees the slots of this thread's offers (to `shared`'s pool) that were taken and
-    /// have run; returns one of them, still owned, for a new offer.
-    #[cold]
-    fn recycle(&self, shared: &Shared) -> Option<usize> {
+    /// Frees the slots of this thread's offers to `shared`'s pool that were taken and ran
+    /// and, with `withdraw_untaken`, of those nobody took yet (their halves then run on
+    /// this thread, at their pops). Returns the first slot freed, still owned; releases
+    /// the others.
+    fn free_offers(&self, shared: &Shared, withdraw_untaken: bool) -> Option<usize> {
         let mut kept = None;
         for index in 0..self.offered.get() {
             let frame = self.frame(index);
             let Offer::Posted { slot } = frame.offer.get() else {
                 continue;
             };
-            let owned = shared.signal.slot(slot);
-            if !std::ptr::eq(frame.shared, shared) || !owned.offer_done() {
+            if !std::ptr::eq(frame.shared, shared) {
                 continue;
             }
-            // Taken and detached: nobody touches the frame's half again.
-            self.taken();
-            shared.signal.withdraw(slot);
+            let owned = shared.signal.slot(slot);
+            if owned.offer_done() {
+                self.taken();
+                frame.offer.set(Offer::Done);
+            } else if withdraw_untaken && shared.signal.withdraw(slot) == 1 {
+                frame.offer.set(Offer::NotYet);
+            } else {
+                continue; // not taken, or taken and running: its taker ends it
+            }
+            // Nobody touches the frame's half through the slot again.
             frame.alive.end();
-            frame.offer.set(Offer::Done);
+            shared.signal.withdraw(slot);
             match kept {
                 None => kept = Some(slot),
                 Some(_) => owned.release(),
@@ -373,27 +373,7 @@ impl Stack {
 /// A dispatch waiting for a slot calls it: only this thread can free them, and its joins
 /// cannot end while it waits.
 pub(crate) fn reclaim_offers(shared: &Shared) {
-    STACK.with(|stack| {
-        for index in 0..stack.offered.get() {
-            let frame = stack.frame(index);
-            let Offer::Posted { slot } = frame.offer.get() else {
-                continue;
-            };
-            if !std::ptr::eq(frame.shared, shared) {
-                continue;
-            }
-            let owned = shared.signal.slot(slot);
-            if owned.offer_done() {
-                frame.offer.set(Offer::Done);
-            } else if shared.signal.withdraw(slot) == 1 {
-                frame.offer.set(Offer::NotYet);
-            } else {
-                continue; // taken and running: its taker ends it
-            }
-            // Nobody touches the frame's half through the slot again.
-            frame.alive.end();
-            shared.signal.withdraw(slot);
-            owned.release();
-        }
-    });
+    if let Some(slot) = STACK.with(|stack| stack.free_offers(shared, true)) {
+        shared.signal.slot(slot).release();
+    }
 }

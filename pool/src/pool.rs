@@ -447,9 +447,14 @@ impl Pool {
     /// assert_eq!(pool.install(rayforce_pool::current_num_threads), 2);
     /// ```
     pub fn install<R>(&self, op: impl FnOnce() -> R) -> R {
+        current::with(&self.crew_for_joins().shared, op)
+    }
+
+    /// The crew, its helpers for the active width started: what joins offer to.
+    fn crew_for_joins(&self) -> &Crew {
         let crew = self.crew();
         crew.ensure(self.active().0 - 1, self.on_start.as_ref());
-        current::with(&crew.shared, op)
+        crew
     }
 
     /// Runs `a` and `b`, `b` possibly on another thread of this pool, and returns both
@@ -473,9 +478,7 @@ impl Pool {
         RA: Send,
         RB: Send,
     {
-        let crew = self.crew();
-        crew.ensure(self.active().0 - 1, self.on_start.as_ref());
-        let shared = &crew.shared;
+        let shared = &self.crew_for_joins().shared;
         current::with(shared, || joins::join_in(shared, a, b))
     }
 

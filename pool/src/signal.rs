@@ -102,13 +102,7 @@ impl Signal {
     /// dispatch in flight (an operation then runs its items inline).
     #[inline]
     pub(crate) fn own_slot(&self) -> Option<usize> {
-        self.slots.iter().position(Slot::try_own)
-    }
-
-    /// A slot free for a join's offer, now owned, or `None`: looks before it takes (a join
-    /// offers only while a participant is idle, but then may look at every join).
-    #[inline]
-    pub(crate) fn own_free_slot(&self) -> Option<usize> {
+        // Looks before it takes: a CAS on an owned slot would take its line for nothing.
         self.slots.iter().position(|s| !s.is_owned() && s.try_own())
     }
 
