@@ -5,7 +5,7 @@
 //! it does not compile.
 
 /// Every variant, each under the rule it breaks.
-pub(crate) const VARIANTS: [&str; 16] = [
+pub(crate) const VARIANTS: [&str; 17] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     "signal_all",
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -40,6 +40,8 @@ pub(crate) const VARIANTS: [&str; 16] = [
     "inline_when_full",
     // A join whose offered half was taken returns without waiting for its taker to detach.
     "join_skip_wait",
+    // A scope returns once its queue is empty, without waiting for the helpers running its tasks.
+    "scope_skip_wait",
 ];
 
 /// Whether this build is the broken pool `name`: under `--cfg rayforce_loom` only, with

@@ -4,6 +4,7 @@
 use crate::current;
 use crate::default_pool;
 use crate::joins;
+use crate::scope::{self, Scope};
 
 /// Runs `a` and `b`, `b` possibly on another thread, and returns both results, as rayon's
 /// `join`. Runs on the current pool: the pool whose task, helper or
@@ -37,6 +38,32 @@ where
     current::map(|shared| match shared {
         Some(shared) => joins::join_in(shared, a, b),
         None => default_pool::get().join(a, b),
+    })
+}
+
+/// Makes a scope on the current pool (see [`join`]), runs `op` in it on this thread, and
+/// returns `op`'s result once every task spawned in the scope ran, as rayon's `scope`. Each
+/// [`spawn`](Scope::spawn) starts its task at once on an idle thread of the pool (on this
+/// one if the pool has no other, or has every slot taken); tasks may borrow what outlives
+/// the scope. A panic in `op` or in a task resumes here once every task finished (`op`'s,
+/// if both panicked).
+///
+/// ```
+/// let mut left = vec![0u64; 1000];
+/// let mut right = vec![0u64; 1000];
+/// rayforce_pool::scope(|s| {
+///     s.spawn(|_| left.iter_mut().enumerate().for_each(|(i, x)| *x = i as u64));
+///     s.spawn(|_| right.iter_mut().for_each(|x| *x = 1));
+/// });
+/// assert_eq!(left.iter().sum::<u64>() + right.iter().sum::<u64>(), 499_500 + 1000);
+/// ```
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    current::map(|shared| match shared {
+        Some(shared) => scope::scope_in(shared, op),
+        None => default_pool::get().scope(op),
     })
 }
 

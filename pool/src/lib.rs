@@ -36,6 +36,7 @@ mod place;
 mod placed;
 mod pool;
 mod region;
+mod scope;
 mod shared;
 mod signal;
 mod slot;
@@ -53,11 +54,12 @@ mod tests;
 
 pub use builder::{widths, BuildError, PoolBuilder};
 pub use fork_once::ForkOnceCell;
-pub use free::{current_num_threads, join};
+pub use free::{current_num_threads, join, scope};
 pub use limits::MAX_WIDTH;
 pub use ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan, Runs, Wide};
 pub use placed::{HelperPlacement, PlaceFailure};
 pub use pool::Pool;
+pub use scope::Scope;
 pub use slot::SignalState;
 pub use stats::{StartFailure, Stats};
 /// The models' runner (`sync::model`), for the public-API models in `loom-tests`.

@@ -482,6 +482,26 @@ impl Pool {
         current::with(shared, || joins::join_in(shared, a, b))
     }
 
+    /// Makes a scope on this pool and runs `op` in it, as [`rayforce_pool::scope`](crate::scope)
+    /// inside [`install`](Self::install).
+    ///
+    /// ```
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.scope(|s| {
+    ///     // The spawned task starts at once: the scope's body may wait for it.
+    ///     s.spawn(move |_| tx.send(42).unwrap());
+    ///     assert_eq!(rx.recv().unwrap(), 42);
+    /// });
+    /// ```
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::Scope<'scope>) -> R,
+    {
+        let shared = &self.crew_for_joins().shared;
+        current::with(shared, || crate::scope::scope_in(shared, op))
+    }
+
     /// Runs the region, resuming its first panic, also in a child forked from inside a
     /// task (which runs the tasks left and returns, README "Fork").
     fn run_resuming<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) {

@@ -173,6 +173,22 @@ impl Signal {
             return false;
         }
         self.slots[slot].add_permits(permits, helper_limit);
+        self.after_post(permits, helper_limit, wake)
+    }
+
+    /// A scope's post (README "Scopes"): one more permit in `slot`, which the scope owns and
+    /// has published its job in, unless `cap` helpers already hold permits or are attached
+    /// there; wakes a sleeping helper for it if none spins.
+    #[inline]
+    pub(crate) fn post_below(&self, slot: usize, cap: usize, helper_limit: usize) {
+        if self.slots[slot].add_permit_below(cap, helper_limit) {
+            self.after_post(1, helper_limit, true);
+        }
+    }
+
+    /// `post`'s second half, once `permits` were added for helpers up to `helper_limit`.
+    #[inline]
+    fn after_post(&self, permits: u32, helper_limit: usize, wake: bool) -> bool {
         // SeqCst fence: pairs with the one in `sleep` (README "Falling asleep"): either we
         // count the sleeper, or its re-check sees our permits. With no helper asleep there is
         // nobody to wake: one load of a line that only falling asleep writes, so a post to

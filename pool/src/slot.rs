@@ -206,6 +206,27 @@ impl Slot {
         self.line.state.fetch_add(posted, Ordering::Release);
     }
 
+    /// A scope's post (README "Scopes"): one more permit, for helpers up to `helper_limit`,
+    /// unless `cap` helpers hold permits or are attached already; whether it was posted.
+    #[inline]
+    pub(crate) fn add_permit_below(&self, cap: usize, helper_limit: usize) -> bool {
+        let state = &self.line.state;
+        let mut seen = state.load(Ordering::Relaxed);
+        loop {
+            if (seen & PERMITS_MASK) + (seen >> 32) >= cap as u64 {
+                return false;
+            }
+            // The limit is set afresh: a withdraw clears it.
+            let posted =
+                ((seen & !HELPER_LIMIT_MASK) + 1) | ((helper_limit as u64) << HELPER_LIMIT_SHIFT);
+            // Release: pairs with the Acquire CAS in `try_attach`, as in `add_permits`.
+            match state.compare_exchange_weak(seen, posted, Ordering::Release, Ordering::Relaxed) {
+                Ok(_) => return true,
+                Err(now) => seen = now,
+            }
+        }
+    }
+
     /// Helper step 2: helper `index` takes one permit and attaches, or returns `None` if
     /// none is left or its index is above the limit they were posted with. A permit carries
     /// a first task (README "Claiming"): with `k` permits posted, the helpers that take them

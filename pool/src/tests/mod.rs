@@ -3,6 +3,7 @@
 mod fork_once_model;
 mod join_model;
 mod ops_model;
+mod scope_model;
 mod signal_model;
 
 use crate::Pool;

@@ -1,0 +1,268 @@
+//! `scope`: every spawned task runs once, also those spawned by tasks and in nested scopes;
+//! a spawned task starts at once (the body may wait for it); panics resume once every task
+//! finished; the slot a scope held is free again after it (no drift); scopes inside tasks,
+//! inside joins, with every slot taken, and in a child forked from inside a task.
+#![cfg(not(rayforce_loom))] // real threads and processes
+
+use rayforce_pool::{join, scope, Pool, Scope, SignalState};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Barrier, Mutex};
+use std::time::Duration;
+
+/// Held by the tests that panic and by the one that forks (as `pool_join.rs`).
+static PANICS_OR_FORKS: Mutex<()> = Mutex::new(());
+
+fn pool(workers: usize) -> Pool {
+    Pool::builder().workers(workers).build().unwrap()
+}
+
+/// Spawns a binary tree of `depth` levels of tasks in `s`, each leaf adding one.
+fn spawn_tree<'scope>(s: &Scope<'scope>, depth: u32, leaves: &'scope AtomicUsize) {
+    if depth == 0 {
+        leaves.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    s.spawn(move |s| spawn_tree(s, depth - 1, leaves));
+    s.spawn(move |s| spawn_tree(s, depth - 1, leaves));
+}
+
+#[test]
+fn every_spawned_task_runs_once_also_those_spawned_by_tasks() {
+    for workers in [1, 2, 4] {
+        let pool = pool(workers);
+        for depth in [0, 1, 5, 12] {
+            let leaves = AtomicUsize::new(0);
+            pool.scope(|s| spawn_tree(s, depth, &leaves));
+            assert_eq!(
+                leaves.into_inner(),
+                1 << depth,
+                "depth {depth}, {workers} workers"
+            );
+            assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+        }
+    }
+}
+
+#[test]
+fn tasks_borrow_from_outside_the_scope_and_write_disjoint_parts() {
+    let pool = pool(2);
+    let mut data = vec![0u64; 10_000];
+    let total = AtomicUsize::new(0);
+    let returned = pool.scope(|s| {
+        for (k, chunk) in data.chunks_mut(1000).enumerate() {
+            let total = &total;
+            s.spawn(move |_| {
+                for (i, x) in chunk.iter_mut().enumerate() {
+                    *x = (k * 1000 + i) as u64;
+                }
+                total.fetch_add(chunk.len(), Ordering::Relaxed);
+            });
+        }
+        "body's result"
+    });
+    assert_eq!(returned, "body's result");
+    assert_eq!(total.into_inner(), 10_000);
+    assert!(data.iter().enumerate().all(|(i, &x)| x == i as u64));
+}
+
+#[test]
+fn a_spawned_task_starts_at_once_so_the_body_may_wait_for_it() {
+    for workers in [1, 2, 3] {
+        let pool = pool(workers);
+        for _ in 0..200 {
+            let (tx, rx) = mpsc::channel();
+            pool.scope(|s| {
+                s.spawn(move |_| tx.send(7).unwrap());
+                assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(7));
+            });
+        }
+    }
+}
+
+#[test]
+fn with_a_helper_a_spawned_task_runs_beside_the_body() {
+    // Both wait at a barrier for the other: only a task that runs on another thread while
+    // the body runs gets past it.
+    let pool = pool(2);
+    for _ in 0..200 {
+        let barrier = Barrier::new(2);
+        pool.scope(|s| {
+            s.spawn(|_| {
+                barrier.wait();
+            });
+            barrier.wait();
+        });
+        assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+    }
+}
+
+#[test]
+fn a_task_that_waits_for_another_task_finishes() {
+    let pool = pool(3);
+    for _ in 0..100 {
+        let (tx, rx) = mpsc::channel();
+        let got = AtomicUsize::new(0);
+        pool.scope(|s| {
+            let got = &got;
+            s.spawn(move |_| {
+                got.store(
+                    rx.recv_timeout(Duration::from_secs(10)).unwrap(),
+                    Ordering::Relaxed,
+                )
+            });
+            s.spawn(move |_| tx.send(5).unwrap());
+        });
+        assert_eq!(got.into_inner(), 5);
+    }
+}
+
+#[test]
+fn a_panicking_task_resumes_after_every_task_ran_and_the_body_wins() {
+    let _alone = PANICS_OR_FORKS.lock().unwrap_or_else(|p| p.into_inner());
+    let pool = pool(2);
+    for body_panics in [false, true] {
+        let ran = AtomicUsize::new(0);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                for task in 0..50 {
+                    let ran = &ran;
+                    s.spawn(move |_| {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                        if task % 10 == 3 {
+                            panic!("task {task}");
+                        }
+                    });
+                }
+                if body_panics {
+                    panic!("the body");
+                }
+            })
+        }));
+        let payload = outcome.expect_err("a panic resumes");
+        assert_eq!(
+            ran.into_inner(),
+            50,
+            "every task ran before the panic resumed"
+        );
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap();
+        if body_panics {
+            assert_eq!(message, "the body");
+        } else {
+            assert!(message.starts_with("task "), "{message}");
+        }
+        assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+    }
+    // The pool serves on.
+    let leaves = AtomicUsize::new(0);
+    pool.scope(|s| spawn_tree(s, 6, &leaves));
+    assert_eq!(leaves.into_inner(), 64);
+}
+
+#[test]
+fn nested_scopes_and_joins_inside_tasks_finish() {
+    let pool = pool(2);
+    let leaves = AtomicUsize::new(0);
+    pool.scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|_| {
+                let (a, b) = join(
+                    || scope(|inner| spawn_tree(inner, 4, &leaves)),
+                    || scope(|inner| spawn_tree(inner, 3, &leaves)),
+                );
+                assert_eq!((a, b), ((), ()));
+            });
+        }
+    });
+    assert_eq!(leaves.into_inner(), 8 * (16 + 8));
+    assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+}
+
+#[test]
+fn scopes_inside_a_dispatchs_tasks_with_every_slot_taken_run_their_tasks() {
+    // One slot, held by the dispatch: the scopes inside its tasks find none, and run each
+    // task as it is spawned.
+    let pool = Pool::builder().workers(2).max_in_flight(1).build().unwrap();
+    let leaves = AtomicUsize::new(0);
+    pool.dispatch(4, |_| {
+        let (tx, rx) = mpsc::channel();
+        scope(|s| {
+            spawn_tree(s, 3, &leaves);
+            s.spawn(move |_| tx.send(1).unwrap());
+            assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(1));
+        });
+    });
+    assert_eq!(leaves.into_inner(), 4 * 8);
+    assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+}
+
+#[test]
+fn the_free_scope_runs_on_the_current_pool() {
+    let pool = pool(3);
+    let width = pool.scope(|s| {
+        let seen = AtomicUsize::new(0);
+        scope(|inner| {
+            inner.spawn(|_| seen.store(rayforce_pool::current_num_threads(), Ordering::Relaxed))
+        });
+        s.spawn(|_| assert_eq!(rayforce_pool::current_num_threads(), 3));
+        seen.into_inner()
+    });
+    assert_eq!(width, 3);
+    // Outside any pool: the default pool.
+    let leaves = AtomicUsize::new(0);
+    scope(|s| spawn_tree(s, 5, &leaves));
+    assert_eq!(leaves.into_inner(), 32);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_child_forked_inside_a_task_finishes_the_scope_or_says_why() {
+    let _alone = PANICS_OR_FORKS.lock().unwrap_or_else(|p| p.into_inner());
+    let pool = pool(2);
+    for round in 0..30 {
+        let forked = AtomicUsize::new(usize::MAX);
+        let leaves = AtomicUsize::new(0);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                spawn_tree(s, 4, &leaves);
+                std::thread::yield_now();
+                // SAFETY: the child checks and exits (`_exit`) below.
+                let pid = unsafe { libc::fork() };
+                if pid == 0 {
+                    // A deadline for everything the child does: SIGALRM kills it.
+                    // SAFETY: alarm has no preconditions.
+                    unsafe { libc::alarm(10) };
+                }
+                forked.store(pid as usize, Ordering::Relaxed);
+            })
+        }));
+        if forked.load(Ordering::Relaxed) == 0 {
+            // The child: every task ran here, or the scope said which ones are missing.
+            let ok = match outcome {
+                Ok(()) => leaves.load(Ordering::Relaxed) == 16,
+                Err(payload) => payload
+                    .downcast_ref::<&str>()
+                    .is_some_and(|message| message.contains("tasks the parent's helpers")),
+            };
+            let after = AtomicUsize::new(0);
+            scope(|s| spawn_tree(s, 3, &after));
+            let ok = ok && after.into_inner() == 8;
+            // SAFETY: _exit ends only this child, without the parent's atexit handlers.
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) }
+        }
+        outcome.expect("the parent's scope finishes");
+        assert_eq!(leaves.into_inner(), 16);
+        let pid = forked.into_inner() as libc::pid_t;
+        let mut status = 0;
+        // SAFETY: `pid` is our child; `status` is valid for writes.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "round {round}: child status {status:#x}"
+        );
+    }
+}
