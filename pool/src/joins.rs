@@ -9,7 +9,7 @@
 use crate::fork;
 use crate::in_task::as_task;
 use crate::job::{Job, Liveness, RunRange};
-use crate::offering;
+use crate::offering::{self, Idle};
 use crate::panics::Panics;
 use crate::shared::Shared;
 use crate::slot::JOINABLE;
@@ -55,23 +55,44 @@ where
             stack.offer_oldest();
         }
     });
-    let first = panic::catch_unwind(AssertUnwindSafe(a));
+    // If `a` unwinds, the half still runs (or is waited for) before the panic goes on.
+    let unwinding = EndOnUnwind {
+        frame: &frame,
+        half: &half,
+    };
+    let first = a();
+    std::mem::forget(unwinding);
     STACK.with(|stack| stack.pop(&frame));
+    if frame.offer.get() == Offer::NotYet {
+        // Never offered: the half is a plain call here, its panic unwinding as any.
+        return (first, half.take_run()());
+    }
     frame.finish(&*half);
-    let second = half.outcome.with_mut(|outcome| {
-        // SAFETY: the half ran (`finish`) and nobody touches it any more.
-        unsafe { (*outcome).take() }
-    });
-    let second = second.expect("a finished join's second half has an outcome");
-    match (first, second) {
-        (Ok(first), Ok(second)) => (first, second),
-        (Err(payload), second) => {
-            if let Err(discarded) = second {
-                unwind::discard(discarded);
+    match half.take_outcome() {
+        Ok(second) => (first, second),
+        Err(payload) => panic::resume_unwind(payload),
+    }
+}
+
+/// Ends a join whose first half unwound: pops its frame and runs its second half (or waits
+/// for its taker), discarding the half's own panic; the first half's goes on.
+struct EndOnUnwind<'a, 'f, B: FnOnce() -> RB + Send, RB: Send> {
+    frame: &'a Frame<'f>,
+    half: &'a Half<B, RB>,
+}
+
+impl<B: FnOnce() -> RB + Send, RB: Send> Drop for EndOnUnwind<'_, '_, B, RB> {
+    fn drop(&mut self) {
+        STACK.with(|stack| stack.pop(self.frame));
+        // A second panic here would abort: `finish`'s own (in a forked child) is dropped.
+        match panic::catch_unwind(AssertUnwindSafe(|| self.frame.finish(self.half))) {
+            Ok(()) => {
+                if let Err(discarded) = self.half.take_outcome() {
+                    unwind::discard(discarded);
+                }
             }
-            panic::resume_unwind(payload)
+            Err(discarded) => unwind::discard(discarded),
         }
-        (Ok(_), Err(payload)) => panic::resume_unwind(payload),
     }
 }
 
@@ -90,13 +111,27 @@ struct Half<B, RB> {
 unsafe impl<B: Send, RB: Send> Sync for Half<B, RB> {}
 
 impl<B: FnOnce() -> RB + Send, RB: Send> Half<B, RB> {
-    /// Runs the half, catching its panic into the outcome.
-    fn run_once(&self) {
+    /// The half's closure, taken out to run.
+    fn take_run(&self) -> B {
         let run = self.run.with_mut(|run| {
             // SAFETY: only the one thread running the half touches it (struct `# Safety`).
             unsafe { (*run).take() }
         });
-        let run = run.expect("a join's second half runs once");
+        run.expect("a join's second half runs once")
+    }
+
+    /// The outcome of the half, which ran (`Frame::finish`) and nobody touches any more.
+    fn take_outcome(&self) -> Outcome<RB> {
+        let outcome = self.outcome.with_mut(|outcome| {
+            // SAFETY: as `take_run`: the half ran, and only this thread reads it now.
+            unsafe { (*outcome).take() }
+        });
+        outcome.expect("a finished join's second half has an outcome")
+    }
+
+    /// Runs the half, catching its panic into the outcome.
+    fn run_once(&self) {
+        let run = self.take_run();
         let outcome = panic::catch_unwind(AssertUnwindSafe(run));
         // SAFETY: as above.
         self.outcome
@@ -224,6 +259,12 @@ struct Stack {
     frames: [Cell<*const Frame<'static>>; MAX_FRAMES],
     /// Joins until the next look for idle threads (`offering.rs`).
     joins_to_look: Cell<u32>,
+    /// Joins between looks, paced by how far apart this thread's joins come.
+    joins_per_look: Cell<u32>,
+    /// The clock at the last look that found a thread idle (0: none yet), and the looks
+    /// since: the joins between them, about `joins_per_look` each, set the pace.
+    idle_look_ns: Cell<u64>,
+    looks_since_idle: Cell<u32>,
     /// The clock before which no offer goes out (`offering::interval_ns` after the last).
     next_offer_ns: Cell<u64>,
 }
@@ -246,6 +287,9 @@ impl Stack {
             offered: Cell::new(0),
             frames: [const { Cell::new(std::ptr::null()) }; MAX_FRAMES],
             joins_to_look: Cell::new(0),
+            joins_per_look: Cell::new(offering::JOINS_PER_LOOK),
+            idle_look_ns: Cell::new(0),
+            looks_since_idle: Cell::new(0),
             next_offer_ns: Cell::new(0),
         }
     }
@@ -255,7 +299,7 @@ impl Stack {
     fn look_now(&self) -> bool {
         match self.joins_to_look.get() {
             0 => {
-                self.joins_to_look.set(offering::JOINS_PER_LOOK - 1);
+                self.joins_to_look.set(self.joins_per_look.get() - 1);
                 true
             }
             left => {
@@ -310,10 +354,14 @@ impl Stack {
         let frame = self.frame(index);
         let shared = frame.shared;
         let signal = &shared.signal;
-        let Some(interval) = offering::interval_ns(signal.idle(), signal.block_cost()) else {
+        let idle = signal.idle();
+        self.looks_since_idle
+            .set(self.looks_since_idle.get().saturating_add(1));
+        let Some(interval) = offering::interval_ns(idle, signal.block_cost()) else {
             return;
         };
         let now = sync::now_ns();
+        self.pace_looks(idle, now);
         if now < self.next_offer_ns.get() || shared.generation != fork::generation() {
             return;
         }
@@ -331,6 +379,24 @@ impl Stack {
         self.offered.set(index + 1);
         let helper_limit = (shared.width() - 1) | JOINABLE;
         signal.post(slot, 1, helper_limit, true);
+    }
+
+    /// At a look that found `idle` threads at `now`: from how far apart the joins since the
+    /// last such look came, how many joins to the next look (`offering::joins_per_look`).
+    fn pace_looks(&self, idle: Idle, now: u64) {
+        let last = self.idle_look_ns.replace(now);
+        let looks = self.looks_since_idle.replace(0);
+        if last == 0 {
+            return;
+        }
+        let per_look = self.joins_per_look.get();
+        let joins = u64::from(looks) * u64::from(per_look);
+        let per_join = now.saturating_sub(last) / joins.max(1);
+        let pace = offering::joins_per_look(idle, per_join);
+        if pace != per_look {
+            self.joins_per_look.set(pace);
+            self.joins_to_look.set(pace - 1);
+        }
     }
 
     /// Frees the slots of this thread's offers to `shared`'s pool that were taken and ran

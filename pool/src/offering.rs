@@ -4,11 +4,22 @@
 //! be woken pays only if it runs longer than that. So a thread looks at most every
 //! `JOINS_PER_LOOK` joins (the look costs three loads), and offers at most once per
 //! interval: short while a thread spins, several block costs while only sleepers are idle.
-//! A taken offer makes the next join look again at once.
+//! A taken offer makes the next join look again at once. Joins far apart (a leaf of real
+//! work between them) look more often while a thread is idle: about every `LOOK_SPINNING_NS`
+//! of the joiner's time if one spins, so an idle thread waits microseconds for work, not
+//! sixteen leaves.
 
-/// Joins between two looks (each look loads the idle counts, and reads the clock if any
-/// thread is idle). Every join under loom, whose models are a few joins long.
+/// The most joins between two looks (each look loads the idle counts, and reads the clock
+/// if any thread is idle). Every join under loom, whose models are a few joins long.
 pub(crate) const JOINS_PER_LOOK: u32 = if cfg!(rayforce_loom) { 1 } else { 16 };
+
+/// While a thread spins idle, a joiner looks about this often (a look that finds one idle
+/// reads the clock, ~33 ns: about 3% of the joiner's time, only while a thread idles).
+const LOOK_SPINNING_NS: u64 = 1_000;
+
+/// While only sleeping helpers are idle, about this often: offers to them go out at most
+/// every 100 us.
+const LOOK_SLEEPING_NS: u64 = 10_000;
 
 /// The shortest interval between two offers to a spinning thread: an offer's round trip
 /// is about 0.2 us, so at most a few percent of a joiner's time goes to offers nobody takes.
@@ -41,6 +52,17 @@ pub(crate) fn interval_ns(idle: Idle, block_cost_ns: u64) -> Option<u64> {
     Some(if cfg!(rayforce_loom) { 0 } else { interval })
 }
 
+/// Joins between looks, for a joiner whose joins came `ns_per_join` apart while `idle`
+/// threads waited: as many as fit in the look interval, 1 to `JOINS_PER_LOOK`.
+pub(crate) fn joins_per_look(idle: Idle, ns_per_join: u64) -> u32 {
+    let interval = match idle {
+        Idle::Nobody => return JOINS_PER_LOOK,
+        Idle::Spinning => LOOK_SPINNING_NS,
+        Idle::Sleeping => LOOK_SLEEPING_NS,
+    };
+    (interval / ns_per_join.max(1)).clamp(1, u64::from(JOINS_PER_LOOK)) as u32
+}
+
 #[cfg(all(test, not(rayforce_loom)))]
 mod tests {
     use super::*;
@@ -54,5 +76,18 @@ mod tests {
         assert_eq!(sleeping, 320_000, "eight block costs");
         // No measured block cost (spinning off): the floor.
         assert_eq!(interval_ns(Idle::Sleeping, 0), Some(100_000));
+    }
+
+    #[test]
+    fn joins_far_apart_look_more_often_while_a_thread_is_idle() {
+        // Joins 14 ns apart (fib): the most joins between looks, whoever idles.
+        assert_eq!(joins_per_look(Idle::Spinning, 14), JOINS_PER_LOOK);
+        assert_eq!(joins_per_look(Idle::Nobody, 7_000), JOINS_PER_LOOK);
+        // A leaf of 7 us between joins: every join while a thread spins.
+        assert_eq!(joins_per_look(Idle::Spinning, 7_000), 1);
+        assert_eq!(joins_per_look(Idle::Spinning, 200), 5);
+        // Sleepers are offered to rarely, so looked for less often.
+        assert_eq!(joins_per_look(Idle::Sleeping, 1_000), 10);
+        assert_eq!(joins_per_look(Idle::Sleeping, 0), JOINS_PER_LOOK);
     }
 }

@@ -10,15 +10,27 @@ use crate::stats::Counters;
 use crate::sync::{self, fence, AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex, Ordering};
 use crossbeam_utils::CachePadded;
 
+/// What a helper waiting for a permit just detached from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Left {
+    /// Nothing: it just started.
+    Nothing,
+    /// A dispatch (or a scope).
+    Dispatch,
+    /// A join's offer.
+    JoinOffer,
+}
+
 /// What a waiting helper got.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Wait {
     /// A permit of the dispatch in `slot`, and the first task it carries: the helper is
-    /// attached to the dispatch. `spun`: caught while spinning, and still counted among
-    /// the spinners until [`Signal::end_spin`].
+    /// attached to the dispatch. `joinable`: a join's offer. `spun`: caught while
+    /// spinning, and still counted among the spinners until [`Signal::end_spin`].
     Attached {
         slot: usize,
         task: usize,
+        joinable: bool,
         spun: Option<Spun>,
     },
     /// The pool is shutting down.
@@ -346,15 +358,20 @@ impl Signal {
     /// any slot is taken or the pool shuts down (README "Spinning", "Falling asleep").
     /// `cursor` is the slot the helper looks at first: the one after the slot it served
     /// last, so helpers take turns among the dispatches in flight (README "Sharing").
-    /// `from_work`: the helper just detached from a dispatch (see `begin_spinning`).
+    /// `left`: what the helper just detached from, if anything (see `begin_spinning`); after
+    /// a join's offer it spins the whole window, whatever its gaps: a recursion offers its
+    /// next halves within microseconds while a thread spins (README "Joining"), and an
+    /// offer to a sleeper waits for the sleepers' pace and a kernel wake-up.
     pub(crate) fn wait_for_permit(
         &self,
         index: usize,
         gaps: &mut Gaps,
         cursor: &mut usize,
         counters: &Counters,
-        mut from_work: bool,
+        left: Left,
     ) -> Wait {
+        let mut from_work = left != Left::Nothing;
+        let mut whole_window = left == Left::JoinOffer;
         loop {
             if !self.is_active(index) {
                 if self.park(index) {
@@ -362,15 +379,30 @@ impl Signal {
                 }
                 continue;
             }
-            let window = gaps.window(self.limits, self.block_cost());
+            let window = if whole_window {
+                self.spin_ceiling_ns()
+            } else {
+                gaps.window(self.limits, self.block_cost())
+            };
             let mut spun = Spun::default();
             if window > 0 && self.begin_spinning(from_work) {
                 let caught;
                 (caught, spun) = spin::spin_for(window, || self.poll(index, cursor));
-                if let Some(Wait::Attached { slot, task, .. }) = caught {
+                if let Some(Wait::Attached {
+                    slot,
+                    task,
+                    joinable,
+                    ..
+                }) = caught
+                {
                     // Its first task starts now; the spin's accounting waits for it.
                     let spun = Some(spun);
-                    return Wait::Attached { slot, task, spun };
+                    return Wait::Attached {
+                        slot,
+                        task,
+                        joinable,
+                        spun,
+                    };
                 }
                 self.spinners.fetch_sub(1, Ordering::Relaxed);
                 counters.spun(spun.spun_ns, false);
@@ -387,6 +419,7 @@ impl Signal {
                 return wait;
             }
             from_work = false;
+            whole_window = false;
         }
     }
 
@@ -410,10 +443,15 @@ impl Signal {
         };
         for step in 0..n {
             let slot = (*cursor + step) % n;
-            if let Some(task) = self.slots[slot].try_attach(index) {
+            if let Some((task, joinable)) = self.slots[slot].try_attach(index) {
                 *cursor = (slot + 1) % n;
                 let spun = None;
-                return Some(Wait::Attached { slot, task, spun });
+                return Some(Wait::Attached {
+                    slot,
+                    task,
+                    joinable,
+                    spun,
+                });
             }
         }
         // Acquire: pairs with `shut_down`'s Release.

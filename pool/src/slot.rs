@@ -230,9 +230,10 @@ impl Slot {
     /// Helper step 2: helper `index` takes one permit and attaches, or returns `None` if
     /// none is left or its index is above the limit they were posted with. A permit carries
     /// a first task (README "Claiming"): with `k` permits posted, the helpers that take them
-    /// get tasks 1 to `k`, in the order they attach; returns it.
+    /// get tasks 1 to `k`, in the order they attach; returns it, and whether the permit is
+    /// a join's offer (README "Joining").
     #[inline]
-    pub(crate) fn try_attach(&self, index: usize) -> Option<usize> {
+    pub(crate) fn try_attach(&self, index: usize) -> Option<(usize, bool)> {
         let state = &self.line.state;
         let mut seen = state.load(Ordering::Relaxed);
         while seen & PERMITS_MASK != 0 {
@@ -246,7 +247,8 @@ impl Slot {
                 Ok(_) => {
                     // Relaxed: ordered by the Acquire above, as the rest of the job.
                     let participants = self.line.participants.load(Ordering::Relaxed);
-                    return Some(participants - (seen & PERMITS_MASK) as usize);
+                    let joinable = seen & (JOINABLE as u64) << HELPER_LIMIT_SHIFT != 0;
+                    return Some((participants - (seen & PERMITS_MASK) as usize, joinable));
                 }
                 Err(now) => seen = now,
             }

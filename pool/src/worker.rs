@@ -7,7 +7,7 @@ use crate::fork;
 use crate::in_task::mark_helper_thread;
 use crate::job::Job;
 use crate::shared::{Shared, ThreadStart};
-use crate::signal::Wait;
+use crate::signal::{Left, Wait};
 use crate::spin::Gaps;
 use crate::stats::Counters;
 use crate::tasks::Participant;
@@ -44,13 +44,21 @@ pub(crate) fn run(
     // Helpers start looking at different slots, then each goes round (README "Sharing").
     let mut cursor = index;
     let mut last_job: Option<(usize, Job)> = None;
-    let mut from_work = false;
-    while let Wait::Attached { slot, task, spun } =
-        shared
-            .signal
-            .wait_for_permit(index, &mut gaps, &mut cursor, counters, from_work)
+    let mut left = Left::Nothing;
+    while let Wait::Attached {
+        slot,
+        task,
+        joinable,
+        spun,
+    } = shared
+        .signal
+        .wait_for_permit(index, &mut gaps, &mut cursor, counters, left)
     {
-        from_work = true;
+        left = if joinable {
+            Left::JoinOffer
+        } else {
+            Left::Dispatch
+        };
         let attached = shared.signal.slot(slot);
         let job = match last_job {
             // Deliberately broken: a job kept from an earlier dispatch in this slot.

@@ -3,7 +3,7 @@
 //! nobody), withdrawing leaves no permit behind, the caller wakes once the helper detaches,
 //! and a helper resized away takes no permit posted after the resize.
 
-use crate::signal::{Signal, Wait};
+use crate::signal::{Left, Signal, Wait};
 use crate::slot::SignalState;
 use crate::spin::{Gaps, SpinLimits};
 use crate::stats::Counters;
@@ -24,7 +24,7 @@ const SPIN: SpinLimits = SpinLimits {
 /// Helper 1's wait for a permit (the one active helper), with fresh gaps (so it spins when
 /// `limits` allow).
 fn wait(signal: &Signal, counters: &Counters) -> Wait {
-    signal.wait_for_permit(1, &mut Gaps::default(), &mut 0, counters, false)
+    signal.wait_for_permit(1, &mut Gaps::default(), &mut 0, counters, Left::Nothing)
 }
 
 /// Whether a helper took the permit of slot 0: the helper sets the flag after attaching.
@@ -151,8 +151,13 @@ fn a_helper_resized_away_takes_no_later_permit() {
             let signal = Arc::clone(&signal);
             thread::spawn(move || {
                 let counters = Counters::new();
-                let wait =
-                    signal.wait_for_permit(2, &mut Gaps::default(), &mut 0, &counters, false);
+                let wait = signal.wait_for_permit(
+                    2,
+                    &mut Gaps::default(),
+                    &mut 0,
+                    &counters,
+                    Left::Nothing,
+                );
                 assert_eq!(
                     wait,
                     Wait::Shutdown,
