@@ -67,8 +67,9 @@ if lib.exists():
 
 
 def through_root(text):
-    """The modules of the root's re-exports that `text` names as `crate::Name`."""
-    return {reexports[n] for n in re.findall(r"\bcrate::([A-Za-z_][A-Za-z0-9_]*)\b", text)
+    """The modules of the root's re-exports that `text` names as `crate::Name` (a path that
+    goes on, `crate::scope::scope_in`, names the module, not a re-export of that name)."""
+    return {reexports[n] for n in re.findall(r"\bcrate::([A-Za-z_][A-Za-z0-9_]*)\b(?!::)", text)
             if n in reexports}
 
 

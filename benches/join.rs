@@ -19,7 +19,7 @@ use std::num::NonZero;
 use std::time::Duration;
 
 const WIDTH: usize = 2;
-const FIB: [u64; 2] = [25, 30];
+const FIB: [u64; 3] = [25, 30, 32];
 
 fn fib_serial(n: u64) -> u64 {
     if n < 2 {
