@@ -5,7 +5,7 @@
 //! it does not compile.
 
 /// Every variant, each under the rule it breaks.
-pub(crate) const VARIANTS: [&str; 17] = [
+pub(crate) const VARIANTS: [&str; 18] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     "signal_all",
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -42,6 +42,9 @@ pub(crate) const VARIANTS: [&str; 17] = [
     "join_skip_wait",
     // A scope returns once its queue is empty, without waiting for the helpers running its tasks.
     "scope_skip_wait",
+    // A spawn never wakes its scope's owner: a task waiting for one it spawned while every helper
+    // is busy waits for ever.
+    "scope_no_owner_wake",
 ];
 
 /// Whether this build is the broken pool `name`: under `--cfg rayforce_loom` only, with

@@ -3,17 +3,10 @@
 //! the default pool, built on first use.
 
 use crate::shared::Shared;
-use crate::sync::thread_local;
+use crate::sync;
 use std::cell::Cell;
 
-// Const-initialised except under loom, as `in_task.rs`.
-#[cfg(not(rayforce_loom))]
-thread_local! {
-    static CURRENT: Cell<*const Shared> = const { Cell::new(std::ptr::null()) };
-}
-#[cfg(rayforce_loom)]
-thread_local! {
-    #[allow(clippy::missing_const_for_thread_local)]
+sync::const_thread_local! {
     static CURRENT: Cell<*const Shared> = Cell::new(std::ptr::null());
 }
 

@@ -1,18 +1,10 @@
 //! Whether this thread is running a pool task (any pool's): a dispatch from inside a task
 //! runs inline, so nested and cross-pool dispatches cannot deadlock.
 
-use crate::sync::thread_local;
+use crate::sync;
 use std::cell::Cell;
 
-// Const-initialised (one load, no lazy-init check) except under loom, whose macro takes no
-// `const { }`.
-#[cfg(not(rayforce_loom))]
-thread_local! {
-    static IN_TASK: Cell<bool> = const { Cell::new(false) };
-}
-#[cfg(rayforce_loom)]
-thread_local! {
-    #[allow(clippy::missing_const_for_thread_local)]
+sync::const_thread_local! {
     static IN_TASK: Cell<bool> = Cell::new(false);
 }
 

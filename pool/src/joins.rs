@@ -14,7 +14,7 @@ use crate::panics::Panics;
 use crate::shared::Shared;
 use crate::slot::JOINABLE;
 use crate::spin;
-use crate::sync::{self, thread_local, UnsafeCell};
+use crate::sync::{self, UnsafeCell};
 use crate::tasks::{self, Participant, Tasks};
 use crate::unwind::{self, AbortOnUnwind};
 use std::cell::Cell;
@@ -269,14 +269,7 @@ struct Stack {
     next_offer_ns: Cell<u64>,
 }
 
-// Const-initialised except under loom, as `in_task.rs`.
-#[cfg(not(rayforce_loom))]
-thread_local! {
-    static STACK: Stack = const { Stack::new() };
-}
-#[cfg(rayforce_loom)]
-thread_local! {
-    #[allow(clippy::missing_const_for_thread_local)]
+sync::const_thread_local! {
     static STACK: Stack = Stack::new();
 }
 

@@ -14,6 +14,7 @@ use crate::panics::{self, Panics};
 #[cfg(target_os = "linux")]
 use crate::place::Placement;
 use crate::region::{Forked, Region};
+use crate::scope::{reclaim_slots, scope_in};
 use crate::shared::{Shared, ThreadStart};
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
@@ -499,7 +500,7 @@ impl Pool {
         OP: FnOnce(&crate::Scope<'scope>) -> R,
     {
         let shared = &self.crew_for_joins().shared;
-        current::with(shared, || crate::scope::scope_in(shared, op))
+        current::with(shared, || scope_in(shared, op))
     }
 
     /// Runs the region, resuming its first panic, also in a child forked from inside a
@@ -592,7 +593,10 @@ fn take_slot(shared: &Shared, n_tasks: usize, helpers: usize, region: Region<'_>
     } else if region.independent || const { crate::broken::variant("inline_when_full") } {
         signal.own_slot()
     } else {
-        let reclaim = || joins::reclaim_offers(shared);
+        let reclaim = || {
+            joins::reclaim_offers(shared);
+            reclaim_slots(shared);
+        };
         Some(
             signal
                 .own_slot()

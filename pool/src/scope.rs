@@ -1,9 +1,10 @@
 //! `scope`: tasks spawned with `s.spawn(..)`, which may borrow from outside the scope, each
 //! started at once; the scope returns once all of them ran (README "Scopes"). A scope's
-//! first spawn owns a slot of its pool for the scope's life; each spawn queues its task and
-//! posts a permit while fewer helpers hold permits or work in the scope than the pool has,
-//! and a helper that takes one runs queued tasks until the queue is empty. With no helper
-//! or no free slot, a spawn runs its task at once, on the spawning thread.
+//! first spawn owns a slot of its pool; each spawn queues its task and posts a permit while
+//! fewer helpers hold permits or work in the scope than the pool has, and a helper that
+//! takes one runs queued tasks until the queue is empty. With no helper or no free slot, a
+//! spawn runs its task at once, on the spawning thread. A dispatch of the body that waits
+//! for a slot frees the scope's once nobody works in it (`reclaim_slots`).
 
 use crate::fork;
 use crate::in_task::as_task;
@@ -11,10 +12,10 @@ use crate::job::{Job, Liveness};
 use crate::joins;
 use crate::panics::{self, Panics};
 use crate::shared::Shared;
-use crate::spin;
 use crate::sync::{self, AtomicUsize, Mutex, Ordering};
 use crate::tasks::{self, Participant, Tasks};
 use crate::unwind::{self, AbortOnUnwind};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fmt;
 use std::marker::PhantomData;
@@ -26,19 +27,29 @@ use std::ptr::NonNull;
 /// A spawned task, waiting in its scope's queue.
 type Spawned<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + 'scope>;
 
+/// What a scope's lock guards.
+struct Queue<'scope> {
+    /// Tasks spawned and not taken yet.
+    tasks: VecDeque<Spawned<'scope>>,
+    /// Helpers running queued tasks, counted from their first look at the queue to the one
+    /// that finds it empty: each will look again before it leaves, so a spawn posts a
+    /// permit only while fewer than the pool's helpers hold permits or are counted here.
+    draining: usize,
+}
+
 /// Where tasks are spawned, as rayon's `Scope`: made by [`scope`](crate::scope) or
 /// [`Pool::scope`](crate::Pool::scope), which return once every task spawned in it ran.
 pub struct Scope<'scope> {
     shared: NonNull<Shared>,
     /// Helpers a scope offers its tasks to at most: the pool's width less the caller.
     helpers: usize,
-    /// Tasks spawned and not taken yet.
-    queue: Mutex<VecDeque<Spawned<'scope>>>,
-    /// The slot the tasks are offered in (`NO_SLOT`: none yet), owned by the scope from the
-    /// first spawn that found one free to its end; set under the queue's lock, read by the
-    /// owner without it.
+    queue: Mutex<Queue<'scope>>,
+    /// The slot the tasks are offered in (`NO_SLOT`: none now), owned by the scope from a
+    /// spawn that found one free until the scope's end or `free_slot`; read and written
+    /// under the queue's lock (and without it in a forked child, where no other thread is).
     slot: AtomicUsize,
-    /// Tasks in the queue: a hint, read without the lock by the threads that drain it.
+    /// Tasks in the queue: what the owner waits for beside its helpers' detaches, read
+    /// without the lock.
     queued: AtomicUsize,
     /// The first panic of a spawned task.
     panics: Panics,
@@ -65,6 +76,19 @@ impl fmt::Debug for Scope<'_> {
     }
 }
 
+/// A scope whose body this thread runs, linked to the one its body is nested in: what a
+/// dispatch of the body waiting for a slot may free (`reclaim_slots`).
+struct Owner {
+    /// The `Scope`, its lifetime erased.
+    scope: NonNull<()>,
+    outer: Option<NonNull<Owner>>,
+}
+
+sync::const_thread_local! {
+    /// The innermost scope whose body this thread runs.
+    static OWNED: Cell<Option<NonNull<Owner>>> = Cell::new(None);
+}
+
 /// Runs `op` with a new scope of `shared`'s pool on this thread; returns once `op` and
 /// every task spawned in the scope finished, resuming `op`'s panic, else the first task's.
 pub(crate) fn scope_in<'scope, OP, R>(shared: &Shared, op: OP) -> R
@@ -76,14 +100,23 @@ where
     let scope = ManuallyDrop::new(Scope {
         shared: NonNull::from(shared),
         helpers: shared.width() - 1,
-        queue: Mutex::new(VecDeque::new()),
+        queue: Mutex::new(Queue {
+            tasks: VecDeque::new(),
+            draining: 0,
+        }),
         slot: AtomicUsize::new(NO_SLOT),
         queued: AtomicUsize::new(0),
         panics: Panics::new(),
         alive: Liveness::new(),
         marker: PhantomData,
     });
+    let owner = Owner {
+        scope: NonNull::from(&*scope).cast(),
+        outer: OWNED.with(Cell::get),
+    };
+    OWNED.with(|owned| owned.set(Some(NonNull::from(&owner))));
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| op(&scope)));
+    OWNED.with(|owned| owned.set(owner.outer));
     scope.wait_for_tasks();
     let spawned_panic = scope.panics.take();
     drop(ManuallyDrop::into_inner(scope));
@@ -98,6 +131,24 @@ where
             }
             panic::resume_unwind(payload)
         }
+    }
+}
+
+/// Frees the slots of `shared`'s pool held by the scopes whose bodies this thread runs,
+/// where nobody works in them now (`Scope::free_slot`). A dispatch of a body waiting for a
+/// slot calls it: the scope cannot end while its body waits, so only this frees its slot.
+pub(crate) fn reclaim_slots(shared: &Shared) {
+    let mut next = OWNED.with(Cell::get);
+    while let Some(owner) = next {
+        // SAFETY: an `Owner` is linked only while `scope_in`'s frame holding it and its
+        // scope is live, and this thread is inside that frame (running the body).
+        let owner = unsafe { owner.as_ref() };
+        // SAFETY: as above; the lifetime erased is the scope's, which outlives its body.
+        let scope = unsafe { owner.scope.cast::<Scope<'_>>().as_ref() };
+        if std::ptr::eq(scope.shared(), shared) {
+            scope.free_slot();
+        }
+        next = owner.outer;
     }
 }
 
@@ -126,14 +177,16 @@ impl<'scope> Scope<'scope> {
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        // In a forked child the crew's helpers do not exist, and one of the parent's may have
+        // held the queue's lock at the fork: every spawn runs inline.
+        if self.forked() {
+            return as_task(|| self.run_spawned(task));
+        }
         let mut queue = sync::lock(&self.queue);
-        // In a forked child the crew's helpers do not exist: every spawn runs inline.
-        // Relaxed: only stored under the lock held here.
+        // Relaxed, as every access to `slot` but a forked child's: under the lock.
         let slot = match self.slot.load(Ordering::Relaxed) {
-            _ if self.forked() => None,
             NO_SLOT => self.own_slot().inspect(|&slot| {
-                // Release: pairs with the Acquire load in `wait_for_tasks`.
-                self.slot.store(slot, Ordering::Release);
+                self.slot.store(slot, Ordering::Relaxed);
             }),
             slot => Some(slot),
         };
@@ -141,13 +194,29 @@ impl<'scope> Scope<'scope> {
             drop(queue);
             return as_task(|| self.run_spawned(task));
         };
-        queue.push_back(Box::new(task));
-        // Relaxed: a hint; the permit's Release (or the lock) orders the task itself.
+        queue.tasks.push_back(Box::new(task));
+        // Relaxed: the lock, or `wake_owner`'s fence and lock, order it for the owner.
         self.queued.fetch_add(1, Ordering::Relaxed);
-        drop(queue);
-        self.shared()
+        // Under the lock: a helper counted as draining looks at the queue again, and a slot
+        // `free_slot` released takes no late permit.
+        let posted = self
+            .shared()
             .signal
-            .post_below(slot, self.helpers, self.helpers);
+            .slot(slot)
+            .add_permit_below(self.helpers - queue.draining, self.helpers);
+        drop(queue);
+        // After the lock, the slot may have been freed (by the owner's `free_slot`, once
+        // this task ran) and owned by another dispatch: a wake-up there is spurious, and
+        // harmless.
+        let signal = &self.shared().signal;
+        if posted {
+            signal.after_post(1, self.helpers, true);
+        }
+        // The owner may wait for its helpers, and one of them for this task, with no
+        // permit left for it: the owner runs it.
+        if !const { crate::broken::variant("scope_no_owner_wake") } {
+            signal.wake_owner(slot);
+        }
     }
 
     fn shared(&self) -> &Shared {
@@ -182,23 +251,18 @@ impl<'scope> Scope<'scope> {
         Some(slot)
     }
 
-    /// Runs queued tasks until the queue is empty.
-    fn drain(&self) {
-        while let Some(task) = self.pop() {
-            self.run_spawned(task);
-        }
-    }
-
-    fn pop(&self) -> Option<Spawned<'scope>> {
-        if self.queued.load(Ordering::Relaxed) == 0 {
-            return None;
-        }
+    /// Runs queued tasks until the queue is empty; a helper counted as draining meanwhile.
+    fn drain(&self, helper: bool) {
         let mut queue = sync::lock(&self.queue);
-        let task = queue.pop_front()?;
-        // Relaxed: as in `spawn`; under the lock, so the count never exceeds the queue's
-        // length once the lock is free.
-        self.queued.fetch_sub(1, Ordering::Relaxed);
-        Some(task)
+        queue.draining += usize::from(helper);
+        while let Some(task) = queue.tasks.pop_front() {
+            // Relaxed: as in `spawn`.
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+            drop(queue);
+            self.run_spawned(task);
+            queue = sync::lock(&self.queue);
+        }
+        queue.draining -= usize::from(helper);
     }
 
     /// Runs a spawned task, keeping its panic for the scope's owner.
@@ -208,51 +272,75 @@ impl<'scope> Scope<'scope> {
         }
     }
 
-    /// The owner, after `op`: runs queued tasks, and waits for the helpers running others,
-    /// until no task is queued, no permit posted and no helper attached. Tasks are spawned
-    /// only by `op` and by running tasks (whose threads are attached, or this one), and a
-    /// helper detaches only once the queue is empty, so that state is final; then the slot
-    /// is released.
+    /// The owner, after `op`: runs queued tasks, and waits for the helpers running others
+    /// (or for tasks they queue), until no task is queued and the slot's word is clear (no
+    /// permit, no limit, no helper attached). A task is spawned only while the body or a
+    /// task runs (on its thread, or one it lent the scope to and outlives), and a task
+    /// runs on an attached helper or this thread, so that state is final; then the slot is
+    /// released.
     fn wait_for_tasks(&self) {
-        // Not under the queue's lock: in a forked child a helper of the parent may hold it.
-        // Acquire: pairs with the Release store in `spawn`.
-        let slot = self.slot.load(Ordering::Acquire);
-        if slot == NO_SLOT {
-            return; // nothing was posted: every task ran inline
-        }
-        let shared = self.shared();
-        let signal = &shared.signal;
-        let owned = signal.slot(slot);
         // Nothing from here to the release may unwind: helpers hold pointers to the scope.
         let guard = AbortOnUnwind("a scope between its first post and its tasks' end");
+        let shared = self.shared();
+        let signal = &shared.signal;
         while !self.forked() {
-            as_task(|| self.drain());
+            as_task(|| self.drain(false));
             if self.forked() {
                 break; // a task forked, and this is the child
             }
+            let queue = sync::lock(&self.queue);
+            let slot = self.slot.load(Ordering::Relaxed);
+            if slot == NO_SLOT {
+                guard.disarm();
+                return; // every task ran: inline, or in a slot freed once nobody worked there
+            }
             signal.withdraw(slot);
-            let state = owned.state();
-            let left = state.attached > 0 && !const { crate::broken::variant("scope_skip_wait") };
-            if !left && state.permits == 0 && sync::lock(&self.queue).is_empty() {
+            let owned = signal.slot(slot);
+            let settled = if const { crate::broken::variant("scope_skip_wait") } {
+                owned.state().permits == 0
+            } else {
+                owned.is_clear()
+            };
+            if settled && queue.tasks.is_empty() {
+                drop(queue);
                 guard.disarm();
                 self.alive.end();
                 owned.release();
                 return;
             }
-            // A helper runs tasks, which may spawn more: run those that come while a
-            // helper would spin, then block until the helpers detach.
-            let window = signal.spin_ceiling_ns();
-            let more = window > 0
-                && spin::spin_for(window, || {
-                    (self.queued.load(Ordering::Relaxed) > 0 || owned.is_quiet()).then_some(())
-                })
-                .0
-                .is_some();
-            if !more {
-                signal.wait_until_quiet(slot, shared.counters.callers());
-            }
+            drop(queue);
+            // Helpers run tasks, which may spawn more: wait until they detach or queue one.
+            signal.wait_until(slot, shared.counters.callers(), || {
+                owned.is_quiet() || self.queued.load(Ordering::Relaxed) > 0
+            });
         }
-        self.finish_in_forked_child(guard, slot);
+        self.finish_in_forked_child(guard);
+    }
+
+    /// Frees the scope's slot if nobody works in it: withdraws its permits and, with no
+    /// task queued and no helper attached, releases it; the next spawn owns one again. Runs
+    /// the queued tasks (on this thread, the owner's) if there are any: a later call frees
+    /// it. Called by the owner while its body waits for a slot.
+    fn free_slot(&self) {
+        if self.forked() {
+            return;
+        }
+        let queue = sync::lock(&self.queue);
+        let slot = self.slot.load(Ordering::Relaxed);
+        if slot == NO_SLOT {
+            return;
+        }
+        let signal = &self.shared().signal;
+        signal.withdraw(slot);
+        if !queue.tasks.is_empty() {
+            drop(queue);
+            return as_task(|| self.drain(false));
+        }
+        let owned = signal.slot(slot);
+        if owned.is_clear() {
+            self.slot.store(NO_SLOT, Ordering::Relaxed);
+            owned.release();
+        }
     }
 
     /// Whether this is a child forked since the scope's pool started its crew.
@@ -264,20 +352,23 @@ impl<'scope> Scope<'scope> {
     /// tasks nobody took, unless a helper was inside the scope at the fork (its tasks are
     /// missing here, and the queue may be half-written: panics, leaking the scope). The
     /// slot is abandoned with the crew (README "Fork").
-    fn finish_in_forked_child(&self, guard: AbortOnUnwind, slot: usize) {
+    fn finish_in_forked_child(&self, guard: AbortOnUnwind) {
         guard.disarm();
-        if self.shared().signal.slot(slot).state().attached > 0 {
+        // The only thread here: no lock needed. With no helper attached at the fork, none
+        // held the lock `drain` takes (a thread the body lent the scope to aside).
+        let slot = self.slot.load(Ordering::Relaxed);
+        if slot != NO_SLOT && self.shared().signal.slot(slot).state().attached > 0 {
             panic!(
                 "a task forked inside `scope`: in the child, the tasks the parent's helpers \
                  were running are missing"
             );
         }
-        as_task(|| self.drain());
+        as_task(|| self.drain(false));
     }
 }
 
 impl Tasks for Scope<'_> {
     fn run(&self, _who: Participant, _tasks: Range<usize>, _panics: &Panics) {
-        self.drain();
+        self.drain(true);
     }
 }

@@ -188,19 +188,10 @@ impl Signal {
         self.after_post(permits, helper_limit, wake)
     }
 
-    /// A scope's post (README "Scopes"): one more permit in `slot`, which the scope owns and
-    /// has published its job in, unless `cap` helpers already hold permits or are attached
-    /// there; wakes a sleeping helper for it if none spins.
+    /// `post`'s second half, once `permits` were added for helpers up to `helper_limit`
+    /// (by `post`, or a scope's `Slot::add_permit_below`).
     #[inline]
-    pub(crate) fn post_below(&self, slot: usize, cap: usize, helper_limit: usize) {
-        if self.slots[slot].add_permit_below(cap, helper_limit) {
-            self.after_post(1, helper_limit, true);
-        }
-    }
-
-    /// `post`'s second half, once `permits` were added for helpers up to `helper_limit`.
-    #[inline]
-    fn after_post(&self, permits: u32, helper_limit: usize, wake: bool) -> bool {
+    pub(crate) fn after_post(&self, permits: u32, helper_limit: usize, wake: bool) -> bool {
         // SeqCst fence: pairs with the one in `sleep` (README "Falling asleep"): either we
         // count the sleeper, or its re-check sees our permits. With no helper asleep there is
         // nobody to wake: one load of a line that only falling asleep writes, so a post to
@@ -341,9 +332,15 @@ impl Signal {
     /// Helper step 4: detaches from the dispatch in `slot`; after this the helper must not
     /// touch it. Wakes that slot's caller if it sleeps.
     pub(crate) fn detach(&self, slot: usize) {
+        self.slots[slot].detach();
+        self.wake_owner(slot);
+    }
+
+    /// Wakes `slot`'s owner if it blocks in `wait_until` (README "Completion"), after a
+    /// change it may wait for: a detach, or a task queued in its scope.
+    pub(crate) fn wake_owner(&self, slot: usize) {
         let slot = &self.slots[slot];
-        slot.detach();
-        // SeqCst fence: pairs with the one in `block_until_quiet` (README "Completion").
+        // SeqCst fence: pairs with the one in `block_until` (README "Completion").
         fence(Ordering::SeqCst);
         if slot.caller_sleeping().load(Ordering::Relaxed) {
             let _guard = sync::lock(&self.lock);
@@ -596,14 +593,20 @@ impl Signal {
     /// to `slot`. Call after `withdraw`, so `attached` can only fall.
     #[inline(always)]
     pub(crate) fn wait_until_quiet(&self, slot: usize, counters: &Counters) {
-        let slot = &self.slots[slot];
-        let quiet = || slot.is_quiet();
-        if !quiet() {
-            self.wait_for_quiet(slot, counters, quiet);
+        let owned = &self.slots[slot];
+        self.wait_until(slot, counters, || owned.is_quiet());
+    }
+
+    /// As `wait_until_quiet`, until `done()`, which only detaches from `slot` and what
+    /// `wake_owner` follows make true (a scope's owner: quiet, or a task queued).
+    #[inline]
+    pub(crate) fn wait_until(&self, slot: usize, counters: &Counters, done: impl Fn() -> bool) {
+        if !done() {
+            self.wait_for_quiet(&self.slots[slot], counters, done);
         }
     }
 
-    /// `wait_until_quiet`'s slow path: a helper is still inside the dispatch.
+    /// `wait_until`'s slow path: a helper is still inside the dispatch.
     #[cold]
     #[inline(never)]
     fn wait_for_quiet(&self, slot: &Slot, counters: &Counters, quiet: impl Fn() -> bool) {
@@ -624,7 +627,7 @@ impl Signal {
                 0 => self.now_if_spinning(),
                 started => started,
             };
-            let woken = self.block_until_quiet(slot, &quiet, counters);
+            let woken = self.block_until(slot, &quiet, counters);
             woken
                 .unwrap_or_else(|| self.now_if_spinning())
                 .saturating_sub(started)
@@ -636,15 +639,15 @@ impl Signal {
     }
 
     /// README "Completion": blocks until `quiet()`; returns when the helper that woke the
-    /// caller detached, if it blocked at all.
-    fn block_until_quiet(
+    /// caller detached (or a spawn woke it), if it blocked at all.
+    fn block_until(
         &self,
         slot: &Slot,
         quiet: &dyn Fn() -> bool,
         counters: &Counters,
     ) -> Option<u64> {
         slot.caller_sleeping().store(true, Ordering::Relaxed);
-        fence(Ordering::SeqCst); // pairs with the fence in `detach`
+        fence(Ordering::SeqCst); // pairs with the fence in `wake_owner`
         let mut guard = sync::lock(&self.lock);
         let mut blocked = false;
         while !quiet() {

@@ -124,6 +124,7 @@ impl Slot {
 
     #[inline]
     pub(crate) fn state(&self) -> SignalState {
+        // Acquire: pairs with `detach`'s Release, as in `is_quiet`.
         let state = self.line.state.load(Ordering::Acquire);
         SignalState {
             permits: (state & PERMITS_MASK) as u32,
@@ -207,13 +208,13 @@ impl Slot {
     }
 
     /// A scope's post (README "Scopes"): one more permit, for helpers up to `helper_limit`,
-    /// unless `cap` helpers hold permits or are attached already; whether it was posted.
+    /// unless `cap` permits are posted already; whether it was posted.
     #[inline]
     pub(crate) fn add_permit_below(&self, cap: usize, helper_limit: usize) -> bool {
         let state = &self.line.state;
         let mut seen = state.load(Ordering::Relaxed);
         loop {
-            if (seen & PERMITS_MASK) + (seen >> 32) >= cap as u64 {
+            if seen & PERMITS_MASK >= cap as u64 {
                 return false;
             }
             // The limit is set afresh: a withdraw clears it.
@@ -318,6 +319,15 @@ impl Slot {
         self.line.state.load(Ordering::Acquire) >> 32 == 0
     }
 
+    /// Whether the slot's whole word is clear: no permit, no helper limit, no helper
+    /// attached. A scope's owner releases only then: a permit posted after its withdraw and
+    /// taken since leaves its limit behind, which only a withdraw clears.
+    #[inline]
+    pub(crate) fn is_clear(&self) -> bool {
+        // Acquire: pairs with `detach`'s Release, as in `is_quiet`.
+        self.line.state.load(Ordering::Acquire) == 0
+    }
+
     /// The caller's flag for "blocked or about to block waiting for quiet".
     #[inline]
     pub(crate) fn caller_sleeping(&self) -> &AtomicBool {
@@ -327,7 +337,12 @@ impl Slot {
     /// Step 7: frees the slot for the next dispatch.
     #[inline]
     pub(crate) fn release(&self) {
-        debug_assert_eq!(self.state(), SignalState::IDLE, "drift");
+        // The whole word: a stale helper limit would add to the next post's.
+        debug_assert!(
+            self.line.state.load(Ordering::Relaxed) == 0,
+            "drift: {:?}",
+            self.state()
+        );
         if cfg!(debug_assertions) {
             // So that `job` can tell a permit that outlived its dispatch (not in release
             // builds: the store would take back the line helpers poll, once per dispatch).

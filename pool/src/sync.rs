@@ -8,7 +8,6 @@ mod imp {
     };
     pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard};
     pub(crate) use std::thread;
-    pub(crate) use std::thread_local;
 
     /// One iteration of a spin-wait.
     pub(crate) fn spin_hint() {
@@ -99,7 +98,6 @@ mod imp {
     };
     pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
     pub(crate) use loom::thread;
-    pub(crate) use loom::thread_local;
 
     pub(crate) use loom::cell::UnsafeCell;
 
@@ -153,6 +151,25 @@ mod imp {
 #[cfg(rayforce_loom)]
 pub use imp::model;
 pub(crate) use imp::*;
+
+/// A thread-local with a constant initial value: `const { }` (one load, no lazy-init check),
+/// except under loom, whose macro takes none.
+macro_rules! const_thread_local {
+    ($(#[$attr:meta])* static $name:ident: $ty:ty = $init:expr;) => {
+        #[cfg(not(rayforce_loom))]
+        std::thread_local! {
+            $(#[$attr])*
+            static $name: $ty = const { $init };
+        }
+        #[cfg(rayforce_loom)]
+        loom::thread_local! {
+            $(#[$attr])*
+            #[allow(clippy::missing_const_for_thread_local)]
+            static $name: $ty = $init;
+        }
+    };
+}
+pub(crate) use const_thread_local;
 
 /// Atomics that loom need not explore, in both builds: they order nothing between the
 /// pool's threads. Statistics counters (Relaxed counts), and the pointer to a pool's crew,

@@ -1,7 +1,8 @@
 //! `scope`: every spawned task runs once, also those spawned by tasks and in nested scopes;
 //! a spawned task starts at once (the body may wait for it); panics resume once every task
 //! finished; the slot a scope held is free again after it (no drift); scopes inside tasks,
-//! inside joins, with every slot taken, and in a child forked from inside a task.
+//! inside joins, with every slot taken, and in a child forked from inside a task; a body's
+//! dispatch gets the slot its scope held, and a task waiting for one it spawned finishes.
 #![cfg(not(rayforce_loom))] // real threads and processes
 
 use rayforce_pool::{join, scope, Pool, Scope, SignalState};
@@ -198,6 +199,97 @@ fn scopes_inside_a_dispatchs_tasks_with_every_slot_taken_run_their_tasks() {
     });
     assert_eq!(leaves.into_inner(), 4 * 8);
     assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+}
+
+/// Runs `f` on a thread of its own; fails if it panics or has not returned within a
+/// minute (a hang, whose thread is left behind).
+fn finishes(what: &str, f: impl FnOnce() + Send + 'static) {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        f();
+        done.send(()).unwrap();
+    });
+    match finished.recv_timeout(Duration::from_secs(60)) {
+        Ok(()) => {}
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!("{what}: still running after 60 s"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("{what}: panicked"),
+    }
+}
+
+#[test]
+fn a_dispatch_in_the_body_gets_the_slot_its_own_scope_held() {
+    // One slot, which the scope's first spawn owns; the dispatch's tasks wait for each
+    // other, so it waits for a slot rather than run inline.
+    finishes("a dispatch in a scope's body with one slot", || {
+        let pool = Pool::builder().workers(2).max_in_flight(1).build().unwrap();
+        for _ in 0..50 {
+            let ran = AtomicUsize::new(0);
+            pool.scope(|s| {
+                s.spawn(|_| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                });
+                let barrier = Barrier::new(2);
+                pool.dispatch(2, |_| {
+                    barrier.wait();
+                });
+                s.spawn(|_| {
+                    ran.fetch_add(10, Ordering::Relaxed);
+                });
+            });
+            assert_eq!(ran.into_inner(), 11);
+            assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+        }
+    });
+    // Two scopes, each holding one of the two slots, each body dispatching.
+    finishes("dispatches in two scopes' bodies with two slots", || {
+        let pool = Pool::builder().workers(3).max_in_flight(2).build().unwrap();
+        let ran = AtomicUsize::new(0);
+        std::thread::scope(|threads| {
+            for _ in 0..2 {
+                threads.spawn(|| {
+                    for _ in 0..50 {
+                        pool.scope(|s| {
+                            s.spawn(|_| {
+                                ran.fetch_add(1, Ordering::Relaxed);
+                            });
+                            pool.dispatch(3, |_| {
+                                ran.fetch_add(1, Ordering::Relaxed);
+                            });
+                        });
+                    }
+                });
+            }
+        });
+        assert_eq!(ran.into_inner(), 2 * 50 * 4);
+        assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+    });
+}
+
+#[test]
+fn a_task_waiting_for_one_it_spawned_while_every_helper_is_busy_finishes() {
+    // The task runs on the one helper (the body waits until it started, so not on the
+    // body's thread), then spawns a task while the owner, past the body, waits for it:
+    // there is no permit left to post, so the owner must run the new task.
+    finishes("a task waiting for its own spawn", || {
+        let pool = pool(2);
+        for _ in 0..20 {
+            let (started, has_started) = mpsc::channel();
+            let got = AtomicUsize::new(0);
+            pool.scope(|s| {
+                let got = &got;
+                s.spawn(move |s| {
+                    started.send(()).unwrap();
+                    std::thread::sleep(Duration::from_millis(5));
+                    let (tx, rx) = mpsc::channel();
+                    s.spawn(move |_| tx.send(9).unwrap());
+                    got.store(rx.recv().unwrap(), Ordering::Relaxed);
+                });
+                has_started.recv().unwrap();
+            });
+            assert_eq!(got.into_inner(), 9);
+            assert_eq!(pool.signal_state(), SignalState::IDLE, "no drift");
+        }
+    });
 }
 
 #[test]
