@@ -10,6 +10,7 @@ use crate::in_task::{as_task, in_task};
 use crate::job::{Job, Liveness};
 use crate::joins;
 use crate::limits::MAX_WIDTH;
+use crate::offering::Idle;
 use crate::panics::{self, Panics};
 #[cfg(target_os = "linux")]
 use crate::place::Placement;
@@ -581,14 +582,15 @@ impl Pool {
 }
 
 /// Step 1: the slot the region posts in, or `None` when it runs on the caller alone (one
-/// task, no helper, or tasks that may wait for each other dispatched from inside a task).
-/// Tasks that may wait for each other wait for a slot; an operation's items never do, so
-/// they run inline rather than wait, and inside a task they post as anywhere else: idle
-/// helpers share them (README "Dispatch").
+/// task, no helper, or from inside a task: tasks that may wait for each other, or an
+/// operation while no thread of the pool is idle). Tasks that may wait for each other wait
+/// for a slot; an operation's items never do, so they run inline rather than wait, and
+/// inside a task they post only while a thread is idle to share them (README "Dispatch").
 #[inline]
 fn take_slot(shared: &Shared, n_tasks: usize, helpers: usize, region: Region<'_>) -> Option<usize> {
     let signal = &shared.signal;
-    if n_tasks < 2 || helpers == 0 || (in_task() && !region.independent) {
+    let nested = || in_task() && (!region.independent || signal.idle() == Idle::Nobody);
+    if n_tasks < 2 || helpers == 0 || nested() {
         None
     } else if region.independent || const { crate::broken::variant("inline_when_full") } {
         signal.own_slot()

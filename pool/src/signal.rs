@@ -118,9 +118,10 @@ impl Signal {
         self.slots.iter().position(|s| !s.is_owned() && s.try_own())
     }
 
-    /// Who is idle, for a join's offer: a helper spinning or a joiner waiting (either takes
-    /// it without the kernel), else a helper asleep. Relaxed: a hint; a stale one offers in
-    /// vain (the joiner withdraws it) or not at all (both halves run on the joiner).
+    /// Who is idle, for a join's offer or an operation inside a task: a helper spinning or a
+    /// joiner waiting (either takes it without the kernel), else a helper asleep. A helper
+    /// that caught a permit spinning counts until its first task ends (`end_spin`). Relaxed:
+    /// a hint; a stale one posts in vain (withdrawn after) or not at all (run inline).
     #[inline]
     pub(crate) fn idle(&self) -> Idle {
         if self.spinners.load(Ordering::Relaxed) + self.join_waiters.load(Ordering::Relaxed) > 0 {

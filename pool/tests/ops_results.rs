@@ -1,11 +1,14 @@
 //! The data-parallel operations give the serial result exactly: at 0, 1, 2, the pool's
-//! width and 1e6 items, narrow and wide, and nested inside a task (shared with idle helpers).
+//! width and 1e6 items, narrow and wide, and nested inside a task (shared with idle helpers;
+//! inline while none is).
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::prelude::*;
 use rayforce_pool::{Pool, Runs};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Barrier;
+use std::thread;
 
 fn pool() -> Pool {
     Pool::builder().workers(3).wide_workers(4).build().unwrap()
@@ -169,6 +172,31 @@ fn operations_nested_inside_a_task_match() {
         checked.fetch_add(1, Ordering::Relaxed);
     });
     assert_eq!(checked.into_inner(), 3);
+}
+
+#[test]
+fn an_operation_inside_a_task_runs_inline_while_no_thread_is_idle() {
+    // Both of the pool's threads are inside the dispatch's tasks, held there by the
+    // barriers, while each runs its nested operation: nobody is idle to share it. (A helper
+    // that caught its permit spinning counts as spinning until its first task ends: with
+    // spinning on, these nested maps would post, in vain.)
+    let pool = Pool::builder().workers(2).spin_us(0).build().unwrap();
+    let (before, after) = (Barrier::new(2), Barrier::new(2));
+    let inline_before = pool.stats().inline_dispatches;
+    for _ in 0..20 {
+        pool.dispatch(2, |_| {
+            before.wait();
+            let here = thread::current().id();
+            let threads = pool.map(10_000, |_| thread::current().id());
+            assert!(
+                threads.iter().all(|&id| id == here),
+                "shared with a busy thread"
+            );
+            after.wait();
+        });
+    }
+    // Not posted at all: the 40 nested maps ran inline, the 20 dispatches did not.
+    assert_eq!(pool.stats().inline_dispatches - inline_before, 40);
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //!
 //! Bring them in with `use rayforce_pool::prelude::*`; they run on a [`Pool`](crate::Pool)
 //! as `dispatch` does, or on [`pool.wide()`](crate::Pool::wide) as `dispatch_wide` does.
-//! From inside a task they run inline, on the calling thread, as a nested dispatch does.
+//! From inside a task they share their items with the pool's threads idle then, and run
+//! inline, on the calling thread, when none is.
 
 mod each;
 mod find;
