@@ -1,8 +1,9 @@
 //! `scope`: every spawned task runs once, also those spawned by tasks and in nested scopes;
 //! a spawned task starts at once (the body may wait for it); panics resume once every task
-//! finished; the slot a scope held is free again after it (no drift); scopes inside tasks,
-//! inside joins, with every slot taken, and in a child forked from inside a task; a body's
-//! dispatch gets the slot its scope held, and a task waiting for one it spawned finishes.
+//! finished, what each task captured dropped once; the slot a scope held is free again
+//! after it (no drift); scopes inside tasks, inside joins, with every slot taken, and in a
+//! child forked from inside a task; a body's dispatch gets the slot its scope held, and a
+//! task waiting for one it spawned finishes.
 #![cfg(not(rayforce_loom))] // real threads and processes
 
 use rayforce_pool::{join, scope, Pool, Scope, SignalState};
@@ -16,6 +17,15 @@ static PANICS_OR_FORKS: Mutex<()> = Mutex::new(());
 
 fn pool(workers: usize) -> Pool {
     Pool::builder().workers(workers).build().unwrap()
+}
+
+/// Counts its drops in the counter it holds.
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// Spawns a binary tree of `depth` levels of tasks in `s`, each leaf adding one.
@@ -123,12 +133,13 @@ fn a_panicking_task_resumes_after_every_task_ran_and_the_body_wins() {
     let _alone = PANICS_OR_FORKS.lock().unwrap_or_else(|p| p.into_inner());
     let pool = pool(2);
     for body_panics in [false, true] {
-        let ran = AtomicUsize::new(0);
+        let (ran, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             pool.scope(|s| {
                 for task in 0..50 {
-                    let ran = &ran;
+                    let (ran, captured) = (&ran, Counted(&dropped));
                     s.spawn(move |_| {
+                        let _captured = captured;
                         ran.fetch_add(1, Ordering::Relaxed);
                         if task % 10 == 3 {
                             panic!("task {task}");
@@ -145,6 +156,11 @@ fn a_panicking_task_resumes_after_every_task_ran_and_the_body_wins() {
             ran.into_inner(),
             50,
             "every task ran before the panic resumed"
+        );
+        assert_eq!(
+            dropped.into_inner(),
+            50,
+            "what each task captured dropped once, panicking or not"
         );
         let message = payload
             .downcast_ref::<String>()
