@@ -2,7 +2,7 @@
 //! `install`, its strongest form) and serial code, at 1e3, 1e5 and 1e7 items, in wall time
 //! and in process CPU time: map into a `Vec` (a slice of u64 to u64, and about 20 ns of
 //! work per index), sum of squares of f32, `out[i] = a[i] + b[i]` (with `parts_mut`), a
-//! group-by of 1e6 keys into 1e4 groups with one hash map per participant, `find_any_slice`
+//! group-by of 1e6 keys into 1e4 groups with one hash map per participant, `position_any_slice`
 //! with the match at 10% and at 90%, and a prefix sum of u64 into an output kept from run
 //! to run (rayon has none: against serial code); and a sum of squares that starts after an
 //! idle spell, with every thread asleep. Every run's result is checked against serial
@@ -184,7 +184,7 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
                 p,
                 r,
                 &|| hay.iter().position(|&v| v == needle),
-                &|| pool.find_any_slice(&hay, |&v| v == needle),
+                &|| pool.position_any_slice(&hay, |&v| v == needle),
                 &|| hay.par_iter().position_any(|&v| v == needle),
             );
         }

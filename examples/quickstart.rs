@@ -33,7 +33,7 @@ fn main() {
         "the parallel histogram matches the serial one"
     );
 
-    let busiest = pool.max_by_key(256, |b| histogram[b]).unwrap_or(0);
+    let busiest = pool.position_max_by_key(256, |b| histogram[b]).unwrap_or(0);
     let mut offsets = [0u64; 256];
     pool.scan_exclusive(&histogram, &mut offsets, 0, |a, b| a + b);
     println!(

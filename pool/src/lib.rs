@@ -9,8 +9,10 @@
 //! Above `dispatch`, the data-parallel operations ([`prelude`]) get results out without
 //! atomics, locks or `unsafe`: `map` and `map_slice` into a `Vec`, `for_each_mut`,
 //! `parts_mut` and `chunks_mut` over mutable slices, `fold` with state per participant
-//! (and `reduce`, `sum`, `min_by_key`, `max_by_key`), `find_any`, `find_any_slice`, `any`
-//! and `all` with early exit, and prefix sums.
+//! (and `reduce_with`, `sum`, `position_min_by_key`, `position_max_by_key`),
+//! `position_any`, `position_any_slice`, `any` and `all` with early exit, and prefix sums.
+//! Each takes indices (`pool.map(n, |i| ..)`); where rayon has the name, it means what
+//! rayon's does.
 
 mod broken;
 mod builder;

@@ -67,32 +67,32 @@ fn check_all<R: Runs>(runs: &R, n: usize) {
     let folded = runs.fold(n, || 0u64, |acc, i| *acc += value(i), |a, b| a + b);
     assert_eq!(folded, sum, "fold, {n}");
     assert_eq!(
-        runs.reduce(n, value, u64::max),
+        runs.reduce_with(n, value, u64::max),
         expected.iter().copied().max()
     );
     let min_at = (0..n).min_by_key(|&i| value(i) % 1000);
     assert_eq!(
-        runs.min_by_key(n, |i| value(i) % 1000),
+        runs.position_min_by_key(n, |i| value(i) % 1000),
         min_at,
-        "min_by_key, {n}"
+        "position_min_by_key, {n}"
     );
     let max_at = (0..n).max_by_key(|&i| value(i) % 1000);
     assert_eq!(
-        runs.max_by_key(n, |i| value(i) % 1000),
+        runs.position_max_by_key(n, |i| value(i) % 1000),
         max_at,
-        "max_by_key, {n}"
+        "position_max_by_key, {n}"
     );
 
     let target = n.saturating_sub(1) / 2;
-    let found = runs.find_any(n, |i| i == target);
-    assert_eq!(found, (n > 0).then_some(target), "find_any, {n}");
+    let found = runs.position_any(n, |i| i == target);
+    assert_eq!(found, (n > 0).then_some(target), "position_any, {n}");
     // `value` is injective below 2^24 items, so the target's value is found at the target.
-    let found = runs.find_any_slice(&expected, |&v| v == value(target));
-    assert_eq!(found, (n > 0).then_some(target), "find_any_slice, {n}");
+    let found = runs.position_any_slice(&expected, |&v| v == value(target));
+    assert_eq!(found, (n > 0).then_some(target), "position_any_slice, {n}");
     assert_eq!(
-        runs.find_any_slice(&expected, |&v| v == u64::MAX),
+        runs.position_any_slice(&expected, |&v| v == u64::MAX),
         None,
-        "find_any_slice, {n}"
+        "position_any_slice, {n}"
     );
     assert!(!runs.any(n, |i| value(i) == u64::MAX), "any, {n}");
     assert!(runs.all(n, |i| value(i) < 1 << 24), "all, {n}");
@@ -260,12 +260,12 @@ fn a_group_by_with_one_map_per_participant() {
 }
 
 #[test]
-fn find_any_stops_within_a_check_of_the_match() {
+fn position_any_stops_within_a_check_of_the_match() {
     let pool = pool();
     let n = 1_000_000;
     let indices: Vec<usize> = (0..n).collect();
     for at in [n / 10, n * 9 / 10] {
-        for form in ["find_any", "find_any_slice"] {
+        for form in ["position_any", "position_any_slice"] {
             let (tested, after) = (AtomicUsize::new(0), AtomicUsize::new(0));
             let matched = AtomicBool::new(false);
             let test = |i: usize| {
@@ -280,8 +280,8 @@ fn find_any_stops_within_a_check_of_the_match() {
                 hit
             };
             let found = match form {
-                "find_any" => pool.find_any(n, test),
-                _ => pool.find_any_slice(&indices, |&i| test(i)),
+                "position_any" => pool.position_any(n, test),
+                _ => pool.position_any_slice(&indices, |&i| test(i)),
             };
             assert_eq!(found, Some(at), "{form}");
             let (tested, after) = (tested.into_inner(), after.into_inner());

@@ -15,7 +15,7 @@ use crate::sync::{AtomicBool, Ordering};
 const FIRST_BLOCK: usize = 64;
 const MAX_BLOCK: usize = 1024;
 
-/// Early exit: `find_any`, `find_any_slice`, `any`, `all`. Run on a
+/// Early exit: `position_any`, `position_any_slice`, `any`, `all`. Run on a
 /// [`Pool`](crate::Pool) or on [`pool.wide()`](crate::Pool::wide).
 pub trait ParallelFind: Runs {
     /// An index `i` for which `pred(i)` holds, if any; once one is found, no participant
@@ -26,10 +26,10 @@ pub trait ParallelFind: Runs {
     /// use rayforce_pool::prelude::*;
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
     /// let xs: Vec<u32> = (0..100_000).collect();
-    /// assert_eq!(pool.find_any(xs.len(), |i| xs[i] == 77_777), Some(77_777));
-    /// assert_eq!(pool.find_any(xs.len(), |i| xs[i] > 1_000_000), None);
+    /// assert_eq!(pool.position_any(xs.len(), |i| xs[i] == 77_777), Some(77_777));
+    /// assert_eq!(pool.position_any(xs.len(), |i| xs[i] > 1_000_000), None);
     /// ```
-    fn find_any<F>(&self, n: usize, pred: F) -> Option<usize>
+    fn position_any<F>(&self, n: usize, pred: F) -> Option<usize>
     where
         F: Fn(usize) -> bool + Sync,
     {
@@ -37,7 +37,7 @@ pub trait ParallelFind: Runs {
     }
 
     /// The index of an item of `items` for which `pred` holds, if any, as
-    /// [`find_any`](Self::find_any) finds one: once one is found, no participant claims
+    /// [`position_any`](Self::position_any) finds one: once one is found, no participant claims
     /// more. Each block of items is one `Iterator::position` over the slice, with no bounds
     /// check per item.
     ///
@@ -45,10 +45,10 @@ pub trait ParallelFind: Runs {
     /// use rayforce_pool::prelude::*;
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
     /// let xs: Vec<u64> = (0..100_000).map(|i| i * 3).collect();
-    /// assert_eq!(pool.find_any_slice(&xs, |&x| x == 3 * 77_777), Some(77_777));
-    /// assert_eq!(pool.find_any_slice(&xs, |&x| x == 1), None);
+    /// assert_eq!(pool.position_any_slice(&xs, |&x| x == 3 * 77_777), Some(77_777));
+    /// assert_eq!(pool.position_any_slice(&xs, |&x| x == 1), None);
     /// ```
-    fn find_any_slice<T, F>(&self, items: &[T], pred: F) -> Option<usize>
+    fn position_any_slice<T, F>(&self, items: &[T], pred: F) -> Option<usize>
     where
         T: Sync,
         F: Fn(&T) -> bool + Sync,
@@ -69,7 +69,7 @@ pub trait ParallelFind: Runs {
     where
         F: Fn(usize) -> bool + Sync,
     {
-        self.find_any(n, pred).is_some()
+        self.position_any(n, pred).is_some()
     }
 
     /// Whether `pred(i)` holds for every index (stopping at the first that fails); true
@@ -84,7 +84,7 @@ pub trait ParallelFind: Runs {
     where
         F: Fn(usize) -> bool + Sync,
     {
-        self.find_any(n, |i| !pred(i)).is_none()
+        self.position_any(n, |i| !pred(i)).is_none()
     }
 }
 

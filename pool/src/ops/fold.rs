@@ -9,8 +9,8 @@ use super::region::Runs;
 use std::iter::Sum;
 use std::ops::Range;
 
-/// Reductions with state per participant: `fold`, and `reduce`, `sum`, `min_by_key`,
-/// `max_by_key` over it. Run on a [`Pool`](crate::Pool) or on
+/// Reductions with state per participant: `fold`, and `reduce_with`, `sum`,
+/// `position_min_by_key`, `position_max_by_key` over it. Run on a [`Pool`](crate::Pool) or on
 /// [`pool.wide()`](crate::Pool::wide).
 pub trait ParallelFold: Runs {
     /// Folds every index of `0..n` into state made by `init`, one state per participant
@@ -52,14 +52,15 @@ pub trait ParallelFold: Runs {
     }
 
     /// `op` over `map(i)` for every index, in an unspecified grouping (so `op` should be
-    /// associative and commutative); `None` when `n == 0`.
+    /// associative and commutative); `None` when `n == 0`. As rayon's `reduce_with` over
+    /// the mapped items.
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
-    /// assert_eq!(pool.reduce(100, |i| i as u64, u64::max), Some(99));
+    /// assert_eq!(pool.reduce_with(100, |i| i as u64, u64::max), Some(99));
     /// ```
-    fn reduce<T, M, O>(&self, n: usize, map: M, op: O) -> Option<T>
+    fn reduce_with<T, M, O>(&self, n: usize, map: M, op: O) -> Option<T>
     where
         T: Send,
         M: Fn(usize) -> T + Sync,
@@ -113,15 +114,15 @@ pub trait ParallelFold: Runs {
     /// use rayforce_pool::prelude::*;
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
     /// let xs = [5, 3, 9, 3, 7];
-    /// assert_eq!(pool.min_by_key(xs.len(), |i| xs[i]), Some(1));
+    /// assert_eq!(pool.position_min_by_key(xs.len(), |i| xs[i]), Some(1));
     /// ```
-    fn min_by_key<K, F>(&self, n: usize, key: F) -> Option<usize>
+    fn position_min_by_key<K, F>(&self, n: usize, key: F) -> Option<usize>
     where
         K: Ord + Send,
         F: Fn(usize) -> K + Sync,
     {
         // (key, index) pairs compare by key, then index: the least is the lowest index.
-        self.reduce(n, |i| (key(i), i), std::cmp::min)
+        self.reduce_with(n, |i| (key(i), i), std::cmp::min)
             .map(|(_, i)| i)
     }
 
@@ -132,14 +133,14 @@ pub trait ParallelFold: Runs {
     /// use rayforce_pool::prelude::*;
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
     /// let xs = [5, 9, 2, 9, 7];
-    /// assert_eq!(pool.max_by_key(xs.len(), |i| xs[i]), Some(3));
+    /// assert_eq!(pool.position_max_by_key(xs.len(), |i| xs[i]), Some(3));
     /// ```
-    fn max_by_key<K, F>(&self, n: usize, key: F) -> Option<usize>
+    fn position_max_by_key<K, F>(&self, n: usize, key: F) -> Option<usize>
     where
         K: Ord + Send,
         F: Fn(usize) -> K + Sync,
     {
-        self.reduce(n, |i| (key(i), i), std::cmp::max)
+        self.reduce_with(n, |i| (key(i), i), std::cmp::max)
             .map(|(_, i)| i)
     }
 }
