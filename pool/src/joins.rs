@@ -217,7 +217,8 @@ fn wait_for_half(shared: &Shared, slot: usize) {
     if window > 0 && !offered.is_quiet() {
         signal.join_waiting(true);
         let mut cursor = slot + 1;
-        // A spin per offer taken meanwhile: each one's window starts when it ran.
+        // A spin per offer taken meanwhile: each one's window starts when it ran. While it
+        // runs, this thread is busy, not a waiter for other joins to offer to.
         while let (Some(Some((other, task))), _) = spin::spin_for(window, || {
             if offered.is_quiet() {
                 Some(None)
@@ -225,7 +226,9 @@ fn wait_for_half(shared: &Shared, slot: usize) {
                 signal.take_joinable(&mut cursor).map(Some)
             }
         }) {
+            signal.join_waiting(false);
             run_taken(shared, other, task);
+            signal.join_waiting(true);
         }
         signal.join_waiting(false);
     }
@@ -302,9 +305,11 @@ impl Stack {
         }
     }
 
-    /// A half this thread offered was taken: look again at the next join.
+    /// A half this thread offered was taken: look again at the next join, and offer then if
+    /// a thread is idle (the interval bounds offers in vain, and this one was not).
     fn taken(&self) {
         self.joins_to_look.set(0);
+        self.next_offer_ns.set(0);
     }
 
     #[inline]
@@ -434,5 +439,78 @@ impl Stack {
 pub(crate) fn reclaim_offers(shared: &Shared) {
     if let Some(slot) = STACK.with(|stack| stack.free_offers(shared, true)) {
         shared.signal.slot(slot).release();
+    }
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use crate::current;
+    use crate::offering::Idle;
+    use crate::Pool;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    /// The pool's idle state as this thread's joins see it.
+    fn idle_now() -> Idle {
+        current::map(|shared| shared.expect("inside install").signal.idle())
+    }
+
+    /// Spins until `flag` is set, at most `limit`; whether it was set.
+    fn wait_for(flag: &AtomicBool, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        while !flag.load(Ordering::Acquire) {
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+        true
+    }
+
+    /// A join whose second half, if another thread takes it, waits until the first half
+    /// looked at the pool's idle state: what it saw, if the half was taken.
+    fn idle_seen_while_a_half_runs_elsewhere() -> Option<Idle> {
+        let (half_started, looked) = (AtomicBool::new(false), AtomicBool::new(false));
+        let (seen, ()) = crate::join(
+            || {
+                let seen = wait_for(&half_started, Duration::from_millis(20)).then(idle_now);
+                looked.store(true, Ordering::Release);
+                seen
+            },
+            || {
+                half_started.store(true, Ordering::Release);
+                wait_for(&looked, Duration::from_secs(10));
+            },
+        );
+        seen
+    }
+
+    #[test]
+    fn a_helper_running_an_offered_half_is_not_idle() {
+        // One helper. After running a half it spins, and takes the next join's half
+        // spinning: the first half, still running here, must see nobody idle (a helper
+        // counted among the spinners all along made other joins offer to it in vain).
+        let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
+        let mut taken = 0;
+        for _ in 0..50 {
+            pool.install(|| {
+                for _ in 0..2 {
+                    // Past the helper's detach from the last half, into its spin.
+                    let settled = Instant::now() + Duration::from_micros(5);
+                    while Instant::now() < settled {
+                        std::hint::spin_loop();
+                    }
+                    if let Some(idle) = idle_seen_while_a_half_runs_elsewhere() {
+                        assert_eq!(
+                            idle,
+                            Idle::Nobody,
+                            "the helper running a half counts as idle"
+                        );
+                        taken += 1;
+                    }
+                }
+            });
+        }
+        assert!(taken > 0, "no half was taken in 100 joins");
     }
 }

@@ -120,7 +120,8 @@ impl Signal {
 
     /// Who is idle, for a join's offer or an operation inside a task: a helper spinning or a
     /// joiner waiting (either takes it without the kernel), else a helper asleep. A helper
-    /// that caught a permit spinning counts until its first task ends (`end_spin`). Relaxed:
+    /// that caught a dispatch's permit spinning counts until its first task ends
+    /// (`end_spin`; a join's offer, until it starts). Relaxed:
     /// a hint; a stale one posts in vain (withdrawn after) or not at all (run inline).
     #[inline]
     pub(crate) fn idle(&self) -> Idle {

@@ -49,11 +49,19 @@ pub(crate) fn run(
         slot,
         task,
         joinable,
-        spun,
+        mut spun,
     } = shared
         .signal
         .wait_for_permit(index, &mut gaps, &mut cursor, counters, left)
     {
+        // A join's half is a whole subtree of work: leave the spinners now, or the joins
+        // of other threads would see an idle thread in this one all the while and offer to
+        // it in vain (README "Joining"). A dispatch's first task starts first.
+        if joinable {
+            if let Some(spun) = spun.take() {
+                shared.signal.end_spin(spun, &mut gaps, counters);
+            }
+        }
         left = if joinable {
             Left::JoinOffer
         } else {
