@@ -5,7 +5,7 @@
 //! to back (dispatch-bound: a region of a few microseconds each). Each returns a checksum
 //! that does not depend on how many workers ran it, and the units of work it did.
 
-use rayforce_rt::prelude::*;
+use rayforce_rt::prelude::{ParallelEach, ParallelFold};
 use rayforce_rt::Pool;
 use rayon::prelude::*;
 use std::collections::HashMap;

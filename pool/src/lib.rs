@@ -27,6 +27,7 @@ mod fork;
 mod fork_once;
 mod free;
 mod in_task;
+pub mod iter;
 mod job;
 mod joins;
 mod limits;
@@ -69,9 +70,14 @@ pub use stats::{StartFailure, Stats};
 #[doc(hidden)]
 pub use sync::model as loom_model;
 
-/// The data-parallel operations, in scope: `use rayforce_pool::prelude::*;`, then
-/// `pool.map(n, |i| ..)`, `pool.fold(..)`, `pool.wide().sum(..)`.
+/// The data-parallel operations and the parallel iterators, in scope:
+/// `use rayforce_pool::prelude::*;`, then `pool.map(n, |i| ..)`, `pool.wide().sum(..)`, or
+/// rayon's `xs.par_iter().map(..).sum()`.
 pub mod prelude {
+    pub use crate::iter::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
+    };
     pub use crate::ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
 }
 

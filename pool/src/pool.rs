@@ -522,48 +522,8 @@ impl Pool {
             self.refresh();
         }
         let crew = self.crew();
-        let (helpers, helper_limit) = self.helpers_for(crew, region);
-        let shared = &crew.shared;
-        let counters = shared.counters.callers();
-        Counters::bump(&counters.dispatches);
-        let alive = Liveness::new();
-        // Step 1: a slot, or the region runs on the caller alone.
-        let Some(slot) = take_slot(shared, n_tasks, helpers, region) else {
-            Counters::bump(&counters.inline_dispatches);
-            let job = Job::new(closure, n_tasks, 1, region.stop, &alive);
-            current::with(shared, || run_inline(&job));
-            return Ok(());
-        };
-        let permits = permits(n_tasks, helpers);
-        let job = Job::new(closure, n_tasks, permits + 1, region.stop, &alive);
-        // Nothing from here to the end of step 6 may unwind: helpers hold pointers into the
-        // caller's closure (README "Panics").
-        let guard = AbortOnUnwind("a dispatch between posting and quiet");
-        let owned = shared.signal.slot(slot);
-        owned.publish(&job); // step 2
-        let caller = Caller::post(
-            shared,
-            slot,
-            &job,
-            (permits, helper_limit),
-            region.independent,
-            counters,
-        );
-        current::with(shared, || as_task(|| caller.work())); // steps 3-5
-        if shared.generation != fork::generation() {
-            // A task forked and this is the child: the helpers counted as attached exist
-            // only in the parent, and this crew is abandoned (README "Fork").
-            guard.disarm();
-            alive.end();
-            return Err(Forked(owned.panics.take()));
-        }
-        wait_until_quiet(shared, slot, counters); // step 6
-        guard.disarm();
-        alive.end();
-        let panic = owned.panics.take();
-        owned.release(); // step 7
-        panics::resume(panic);
-        Ok(())
+        let helpers = self.helpers_for(crew, region);
+        run_on(&crew.shared, n_tasks, closure, region, helpers)
     }
 
     /// The helpers a region may use, started if missing, and the highest helper index that
@@ -579,6 +539,83 @@ impl Pool {
             .min(region.participants.max(1) - 1);
         (helpers, (wide_width - 1).min(region.workers - 1))
     }
+}
+
+/// README "Dispatch"'s steps 1-7 on the crew whose shared state is `shared`, with as many
+/// helpers as `helpers.0` and none above index `helpers.1` (`Pool::helpers_for`); `Err` if
+/// a task forked and this is the child. `n_tasks > 0`.
+#[inline]
+fn run_on<T: Tasks>(
+    shared: &Shared,
+    n_tasks: usize,
+    closure: &T,
+    region: Region<'_>,
+    (helpers, helper_limit): (usize, usize),
+) -> Result<(), Forked> {
+    let counters = shared.counters.callers();
+    Counters::bump(&counters.dispatches);
+    let alive = Liveness::new();
+    // Step 1: a slot, or the region runs on the caller alone.
+    let Some(slot) = take_slot(shared, n_tasks, helpers, region) else {
+        Counters::bump(&counters.inline_dispatches);
+        let job = Job::new(closure, n_tasks, 1, region.stop, &alive);
+        current::with(shared, || run_inline(&job));
+        return Ok(());
+    };
+    let permits = permits(n_tasks, helpers);
+    let job = Job::new(closure, n_tasks, permits + 1, region.stop, &alive);
+    // Nothing from here to the end of step 6 may unwind: helpers hold pointers into the
+    // caller's closure (README "Panics").
+    let guard = AbortOnUnwind("a dispatch between posting and quiet");
+    let owned = shared.signal.slot(slot);
+    owned.publish(&job); // step 2
+    let caller = Caller::post(
+        shared,
+        slot,
+        &job,
+        (permits, helper_limit),
+        region.independent,
+        counters,
+    );
+    current::with(shared, || as_task(|| caller.work())); // steps 3-5
+    if shared.generation != fork::generation() {
+        // A task forked and this is the child: the helpers counted as attached exist
+        // only in the parent, and this crew is abandoned (README "Fork").
+        guard.disarm();
+        alive.end();
+        return Err(Forked(owned.panics.take()));
+    }
+    wait_until_quiet(shared, slot, counters); // step 6
+    guard.disarm();
+    alive.end();
+    let panic = owned.panics.take();
+    owned.release(); // step 7
+    panics::resume(panic);
+    Ok(())
+}
+
+/// The operations' hook (`Pool::run_chunks`) on a pool known only by its crew's shared
+/// state, as inside its tasks and helpers: narrow, on its active width.
+pub(crate) fn run_chunks_on(
+    shared: &Shared,
+    n_tasks: usize,
+    participants: usize,
+    stop: Option<&AtomicBool>,
+    f: &(dyn Fn(Participant, Range<usize>) + Sync),
+) -> Result<(), Forked> {
+    if n_tasks == 0 {
+        return Ok(());
+    }
+    let region = Region {
+        wide: false,
+        participants,
+        workers: usize::MAX,
+        stop,
+        independent: true,
+    };
+    let most = shared.width() - 1;
+    let helpers = most.min(participants.max(1) - 1);
+    run_on(shared, n_tasks, &Chunks(f), region, (helpers, most))
 }
 
 /// Step 1: the slot the region posts in, or `None` when it runs on the caller alone (one

@@ -3,7 +3,7 @@
 //! most `MAX_BLOCK` items later); the caller returns the least index found.
 
 use super::pipeline::{self, OnFork};
-use super::region::{span, Runs};
+use super::region::{span, Regions, Runs};
 use crate::sync::{AtomicBool, Ordering};
 
 /// How many items a participant tests between looks at the stop flag inside one range: the
@@ -33,7 +33,7 @@ pub trait ParallelFind: Runs {
     where
         F: Fn(usize) -> bool + Sync,
     {
-        find_in_blocks(self, n, &|from, to| (from..to).find(|&i| pred(i)))
+        find_in_blocks(self, n, &|from, to| (from..to).find(|&i| pred(i)), |&i| i)
     }
 
     /// The index of an item of `items` for which `pred` holds, if any, as
@@ -53,9 +53,9 @@ pub trait ParallelFind: Runs {
         T: Sync,
         F: Fn(&T) -> bool + Sync,
     {
-        find_in_blocks(self, items.len(), &|from, to| {
-            items[from..to].iter().position(&pred).map(|k| from + k)
-        })
+        let search =
+            |from: usize, to: usize| items[from..to].iter().position(&pred).map(|k| from + k);
+        find_in_blocks(self, items.len(), &search, |&i| i)
     }
 
     /// Whether `pred(i)` holds for some index (stopping at the first found).
@@ -91,15 +91,22 @@ pub trait ParallelFind: Runs {
 impl<R: Runs + ?Sized> ParallelFind for R {}
 
 /// The searches' pass through the pipeline: `search(from, to)` over blocks of at most
-/// `MAX_BLOCK` indices of `0..n` returns the first match in the block, if any; each
-/// participant keeps the least index it found, and once one is found, no participant
-/// claims another range, and ranges in flight end after their current block. The least
-/// index found.
-fn find_in_blocks<R: Runs + ?Sized>(
+/// `MAX_BLOCK` positions of `0..n` returns the first match in the block, if any; each
+/// participant keeps the match of least `key` it found, and once one is found, no
+/// participant claims another range, and ranges in flight end after their current block.
+/// The match of least `key` found (the index operations' matches are their indices; the
+/// iterators', items with their order).
+pub(crate) fn find_in_blocks<R, T, K>(
     runs: &R,
     n: usize,
-    search: &(dyn Fn(usize, usize) -> Option<usize> + Sync),
-) -> Option<usize> {
+    search: &(dyn Fn(usize, usize) -> Option<T> + Sync),
+    key: impl Fn(&T) -> K + Sync,
+) -> Option<T>
+where
+    R: Regions + ?Sized,
+    T: Send,
+    K: Ord,
+{
     let stop = AtomicBool::new(false);
     // Cut short by a fork, the parent's helpers may have found one here: the child panics.
     pipeline::run(
@@ -107,15 +114,20 @@ fn find_in_blocks<R: Runs + ?Sized>(
         n,
         Some(&stop),
         &|| None,
-        |found: &mut Option<usize>, range| {
+        |found: &mut Option<T>, range| {
             let (mut from, mut block) = (range.start, FIRST_BLOCK);
             while from < range.end {
                 // Blocks with no atomic inside, so the compiler keeps what the search reads in
                 // registers through a block (a load of the flag in the loop made it reload
                 // every capture on every item: 3x slower than a plain loop).
                 let to = span(from, block, range.end).end;
-                if let Some(i) = search(from, to) {
-                    *found = Some(found.map_or(i, |earlier| earlier.min(i)));
+                if let Some(hit) = search(from, to) {
+                    if found
+                        .as_ref()
+                        .is_none_or(|earlier| key(&hit) < key(earlier))
+                    {
+                        *found = Some(hit);
+                    }
                     stop.store(true, Ordering::Relaxed);
                     return;
                 }
@@ -128,6 +140,6 @@ fn find_in_blocks<R: Runs + ?Sized>(
             }
         },
         OnFork::Panic,
-        |found| found.flatten().min(),
+        |found| found.flatten().min_by_key(&key),
     )
 }

@@ -4,7 +4,7 @@
 //! panic resumes on the caller.
 
 use super::pipeline::{self, OnFork};
-use super::region::{Disjoint, Runs};
+use super::region::{Disjoint, Regions, Runs};
 use crate::panics::Panics;
 use crate::unwind;
 use std::mem::MaybeUninit;
@@ -61,21 +61,22 @@ impl<R: Runs + ?Sized> ParallelMap for R {}
 
 /// Where `map` and `map_slice` write a claimed range: its part of the result's storage,
 /// and the participant's panics.
-type WriteRange<'a, U> = dyn Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync + 'a;
+pub(crate) type WriteRange<'a, U> =
+    dyn Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync + 'a;
 
 /// A participant's state in `map`: the indices whose call panicked (no result there), and
 /// its first panic. Empty, it allocates nothing.
 #[derive(Default)]
-struct Caught {
+pub(crate) struct Caught {
     holes: Vec<usize>,
     panics: Panics,
 }
 
 /// `map`'s and `map_slice`'s pass through the pipeline: a `Vec` of `n` results, each
 /// claimed range's part of its storage filled in place by `write`.
-fn map_ranges<R, U>(runs: &R, n: usize, write: &WriteRange<'_, U>) -> Vec<U>
+pub(crate) fn map_ranges<R, U>(runs: &R, n: usize, write: &WriteRange<'_, U>) -> Vec<U>
 where
-    R: Runs + ?Sized,
+    R: Regions + ?Sized,
     U: Send,
 {
     let mut out: Vec<U> = Vec::with_capacity(n);
@@ -119,7 +120,7 @@ where
 /// zipped loop with no bounds check and no store inside but the result's, so it
 /// vectorises where `f` allows; the part arrives as a parameter, so the compiler knows
 /// that nothing `f` reads is written through it.
-fn write_results<U, X, F>(
+pub(crate) fn write_results<U, X, F>(
     part: &mut [MaybeUninit<U>],
     start: usize,
     inputs: impl Fn(Range<usize>) -> X,

@@ -11,12 +11,12 @@
 //! inline, on the calling thread, when none is.
 
 mod each;
-mod find;
+pub(crate) mod find;
 mod fold;
 mod look_back;
-mod map;
-mod pipeline;
-mod region;
+pub(crate) mod map;
+pub(crate) mod pipeline;
+pub(crate) mod region;
 pub(crate) mod scan;
 
 pub use each::ParallelEach;

@@ -5,7 +5,7 @@
 //! slices and the scan are instances of it, and it is the operations' one door into the
 //! pool (`Pool::run_chunks`, README "The operations' hook").
 
-use super::region::{self, Drain, PerParticipant, Runs};
+use super::region::{Drain, PerParticipant, Regions};
 use crate::region::Forked;
 use crate::sync::AtomicBool;
 use std::ops::Range;
@@ -45,7 +45,7 @@ pub(crate) fn run<R, S, F, T>(
     combine: impl FnOnce(Drain<'_, S>) -> T,
 ) -> T
 where
-    R: Runs + ?Sized,
+    R: Regions + ?Sized,
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
@@ -63,7 +63,7 @@ pub(crate) fn run_any_state<R, S, F, T>(
     combine: impl FnOnce(Drain<'_, S>) -> T,
 ) -> T
 where
-    R: Runs + ?Sized,
+    R: Regions + ?Sized,
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
@@ -82,13 +82,13 @@ fn run_in<R, S, F, T, const INLINE: usize>(
     combine: impl FnOnce(Drain<'_, S>) -> T,
 ) -> T
 where
-    R: Runs + ?Sized,
+    R: Regions + ?Sized,
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
-    let mut states = PerParticipant::<S, INLINE>::new(runs.region_width());
-    let (pool, wide) = region::pool_and_wide(runs);
-    let outcome = pool.run_chunks(n, wide, states.participants(), stop, &|who, range| {
+    let target = runs.target();
+    let mut states = PerParticipant::<S, INLINE>::new(target.width_now());
+    let outcome = target.run_chunks(n, states.participants(), stop, &|who, range| {
         states.with(who, init, |state| fold(state, range));
     });
     if let Err(forked) = outcome {

@@ -1,7 +1,10 @@
-//! What the operations share: the runner they run on ([`Runs`]: a pool, narrow or wide), a
-//! slice participants write in disjoint ranges, and state kept per participant.
+//! What the operations share: the runner they run on ([`Runs`]: a pool, narrow or wide;
+//! `Regions`: that, or the current pool, for the parallel iterators), a slice participants
+//! write in disjoint ranges, and state kept per participant.
 
-use crate::sync::UnsafeCell;
+use crate::region::Forked;
+use crate::shared::Shared;
+use crate::sync::{AtomicBool, UnsafeCell};
 use crate::tasks::Participant;
 use crate::Pool;
 use std::marker::PhantomData;
@@ -28,10 +31,64 @@ pub trait Runs: Sync + sealed::Sealed {
     }
 }
 
-/// The pool `runs` runs on, and whether its regions run wide (the seal's method, for the
-/// pipeline).
-pub(crate) fn pool_and_wide<R: Runs + ?Sized>(runs: &R) -> (&Pool, bool) {
-    runs.pool_and_wide()
+/// What the pipeline runs a region on: a [`Runs`], or the current pool.
+pub(crate) trait Regions: Sync {
+    /// The pool, or the crew, a region runs on.
+    fn target(&self) -> Target<'_>;
+}
+
+impl<R: Runs + ?Sized> Regions for R {
+    fn target(&self) -> Target<'_> {
+        let (pool, wide) = self.pool_and_wide();
+        Target::Pool(pool, wide)
+    }
+}
+
+/// Where a region runs: a pool, narrow or wide; or a pool known only by its crew's shared
+/// state, as in its tasks and helpers, narrow.
+#[derive(Clone, Copy)]
+pub(crate) enum Target<'a> {
+    Pool(&'a Pool, bool),
+    Crew(&'a Shared),
+}
+
+impl Target<'_> {
+    /// Runs `f` on the current pool (README "Joining"): the one whose `install`, task or
+    /// helper this thread is in, else the default pool.
+    pub(crate) fn current<T>(f: impl FnOnce(&Target<'_>) -> T) -> T {
+        crate::current::map(|shared| match shared {
+            Some(shared) => f(&Target::Crew(shared)),
+            None => f(&Target::Pool(crate::default_pool::get(), false)),
+        })
+    }
+
+    /// The most participants a region runs on now.
+    pub(crate) fn width_now(self) -> usize {
+        match self {
+            Target::Pool(pool, wide) => pool.region_width(wide),
+            Target::Crew(shared) => shared.width(),
+        }
+    }
+
+    /// The operations' hook: `Pool::run_chunks`.
+    pub(crate) fn run_chunks(
+        self,
+        n: usize,
+        participants: usize,
+        stop: Option<&AtomicBool>,
+        f: &(dyn Fn(Participant, Range<usize>) + Sync),
+    ) -> Result<(), Forked> {
+        match self {
+            Target::Pool(pool, wide) => pool.run_chunks(n, wide, participants, stop, f),
+            Target::Crew(shared) => crate::pool::run_chunks_on(shared, n, participants, stop, f),
+        }
+    }
+}
+
+impl Regions for Target<'_> {
+    fn target(&self) -> Target<'_> {
+        *self
+    }
 }
 
 /// The range of at most `len` indices from `start` that ends at `end` at the latest

@@ -1,0 +1,168 @@
+//! The adaptors: each wraps an iterator and changes what a range of positions yields
+//! (`map`, `filter`, `filter_map`, `copied`, `cloned`), or pairs positions with their
+//! index or another indexed iterator's items (`enumerate`, `zip`).
+
+use super::drive::sealed::Drive;
+use std::ops::Range;
+
+/// An adaptor that runs each range's items through a closure, by the `std` adaptor of the
+/// same name: `Map`, `Filter` and `FilterMap`. `exact`: whether it keeps one item per
+/// position when its base does.
+macro_rules! with_closure {
+    (
+        $(#[$doc:meta])* $name:ident<$base:ident, $f:ident $(, $out:ident)?>,
+        [$($bound:tt)*], $item:ty, $method:ident, exact: $exact:literal
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        #[must_use = "iterators do nothing until consumed"]
+        pub struct $name<$base, $f> {
+            pub(crate) base: $base,
+            pub(crate) f: $f,
+        }
+
+        impl<$base, $f $(, $out)?> Drive for $name<$base, $f>
+        where
+            $base: Drive,
+            $f: $($bound)* + Sync,
+            $($out: Send,)?
+        {
+            type Item = $item;
+            type Seq<'a>
+                = std::iter::$name<$base::Seq<'a>, &'a $f>
+            where
+                Self: 'a;
+
+            fn positions(&self) -> usize {
+                self.base.positions()
+            }
+
+            fn exact(&self) -> bool {
+                $exact && self.base.exact()
+            }
+
+            unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+                // SAFETY: the caller's contract, passed on.
+                unsafe { self.base.seq(range) }.$method(&self.f)
+            }
+        }
+    };
+}
+
+with_closure!(
+    /// `iter.map(f)`: `f` of each item.
+    Map<I, F, R>, [Fn(I::Item) -> R], R, map, exact: true
+);
+with_closure!(
+    /// `iter.filter(pred)`: the items for which `pred` holds.
+    Filter<I, P>, [Fn(&I::Item) -> bool], I::Item, filter, exact: false
+);
+with_closure!(
+    /// `iter.filter_map(f)`: the `Some` values of `f` of each item.
+    FilterMap<I, F, R>, [Fn(I::Item) -> Option<R>], R, filter_map, exact: false
+);
+
+/// An adaptor that turns an iterator of references into one of values, by the `std`
+/// adaptor of the same name: `Copied` and `Cloned`.
+macro_rules! by_value {
+    ($(#[$doc:meta])* $name:ident, $bound:path, $method:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        #[must_use = "iterators do nothing until consumed"]
+        pub struct $name<I> {
+            pub(crate) base: I,
+        }
+
+        impl<'t, I, T> Drive for $name<I>
+        where
+            I: Drive<Item = &'t T>,
+            T: $bound + Send + Sync + 't,
+        {
+            type Item = T;
+            type Seq<'a>
+                = std::iter::$name<I::Seq<'a>>
+            where
+                Self: 'a;
+
+            fn positions(&self) -> usize {
+                self.base.positions()
+            }
+
+            fn exact(&self) -> bool {
+                self.base.exact()
+            }
+
+            unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+                // SAFETY: the caller's contract, passed on.
+                unsafe { self.base.seq(range) }.$method()
+            }
+        }
+    };
+}
+
+by_value!(
+    /// `iter.copied()`: copies of the items an iterator of references yields.
+    Copied, Copy, copied
+);
+by_value!(
+    /// `iter.cloned()`: clones of the items an iterator of references yields.
+    Cloned, Clone, cloned
+);
+
+/// `iter.enumerate()`: each item with its index (an indexed iterator's position).
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Enumerate<I> {
+    pub(crate) base: I,
+}
+
+impl<I: Drive> Drive for Enumerate<I> {
+    type Item = (usize, I::Item);
+    type Seq<'a>
+        = std::iter::Zip<Range<usize>, I::Seq<'a>>
+    where
+        Self: 'a;
+
+    fn positions(&self) -> usize {
+        self.base.positions()
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: the caller's contract, passed on.
+        range.clone().zip(unsafe { self.base.seq(range) })
+    }
+}
+
+/// `a.zip(b)`: pairs of the items at the same index, as many as the shorter has.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Zip<A, B> {
+    pub(crate) a: A,
+    pub(crate) b: B,
+}
+
+impl<A: Drive, B: Drive> Drive for Zip<A, B> {
+    type Item = (A::Item, B::Item);
+    type Seq<'a>
+        = std::iter::Zip<A::Seq<'a>, B::Seq<'a>>
+    where
+        Self: 'a;
+
+    fn positions(&self) -> usize {
+        self.a.positions().min(self.b.positions())
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: the caller's contract, passed on to both: a range below the shorter's
+        // length is within each.
+        unsafe { self.a.seq(range.clone()).zip(self.b.seq(range)) }
+    }
+}

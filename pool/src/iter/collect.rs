@@ -1,0 +1,81 @@
+//! `collect`: into a `Vec` in the iterator's order. An indexed iterator writes each item
+//! straight into the `Vec`'s storage at its index, as the index operation `map` does (one
+//! write, no per-range `Vec`; if an item's computation panics, what was written is dropped
+//! once). Any other (after a `filter`) gathers each range's items where it ran, then copies
+//! the ranges into the `Vec` in order: one copy.
+
+use super::drive::Drive;
+use super::{IntoParallelIterator, ParallelIterator};
+use crate::ops::map::{map_ranges, write_results};
+use crate::ops::pipeline;
+use crate::ops::region::Target;
+
+/// Builds a collection from a parallel iterator: what
+/// [`collect`](ParallelIterator::collect) makes, as rayon's trait of the same name.
+pub trait FromParallelIterator<T: Send> {
+    /// The collection of `iter`'s items.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let evens = Vec::from_par_iter((0..10u32).into_par_iter().filter(|x| x % 2 == 0));
+    /// assert_eq!(evens, [0, 2, 4, 6, 8]);
+    /// ```
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+impl<T: Send> FromParallelIterator<T> for Vec<T> {
+    fn from_par_iter<I>(iter: I) -> Vec<T>
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        let iter = iter.into_par_iter();
+        if iter.exact() {
+            in_place(&iter)
+        } else {
+            by_ranges(&iter)
+        }
+    }
+}
+
+/// An indexed iterator's items, each written at its index.
+fn in_place<I: ParallelIterator>(iter: &I) -> Vec<I::Item> {
+    Target::current(|runs| {
+        map_ranges(runs, iter.positions(), &|range, part, caught| {
+            let start = range.start;
+            // SAFETY: the pipeline's ranges are disjoint, and `write_results` asks for
+            // disjoint parts of this one (what follows an item that panicked).
+            let items = |part: std::ops::Range<usize>| unsafe {
+                iter.seq(start + part.start..start + part.end)
+            };
+            write_results(part, start, items, |item| item, caught);
+        })
+    })
+}
+
+/// Any iterator's items: each range's gathered where it ran, then copied in order.
+fn by_ranges<I: ParallelIterator>(iter: &I) -> Vec<I::Item> {
+    let mut parts: Vec<(usize, Vec<I::Item>)> = Target::current(|runs| {
+        pipeline::run_any_state(
+            runs,
+            iter.positions(),
+            &Vec::new,
+            |parts: &mut Vec<(usize, Vec<I::Item>)>, range| {
+                let start = range.start;
+                // SAFETY: the pipeline's ranges are disjoint and within the positions.
+                let items: Vec<I::Item> = unsafe { iter.seq(range) }.collect();
+                if !items.is_empty() {
+                    parts.push((start, items));
+                }
+            },
+            |states| states.flatten().collect(),
+        )
+    });
+    parts.sort_unstable_by_key(|&(start, _)| start);
+    let mut out = Vec::with_capacity(parts.iter().map(|(_, items)| items.len()).sum());
+    for (_, items) in parts {
+        out.extend(items);
+    }
+    out
+}

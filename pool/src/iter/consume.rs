@@ -1,0 +1,183 @@
+//! The consumers' runs: each is one pass of the operations' pipeline over the iterator's
+//! positions on the current pool, a state per participant folding the items of the ranges
+//! it claims. Where rayon's result depends on the items' order (`reduce` with an operation
+//! that does not commute, ties in `min` and `max`, the first match), ranges keep their
+//! start and the states are combined in the iterator's order.
+
+use super::drive::{ordered, Drive, Order};
+use crate::ops::find::find_in_blocks;
+use crate::ops::pipeline;
+use crate::ops::region::Target;
+use crate::sync::{AtomicUsize, Ordering};
+use std::iter::{Product, Sum};
+use std::ops::Range;
+
+/// Runs `fold` over the ranges of `iter`'s positions on the current pool, a state made by
+/// `init` per participant, then `combine` over the states.
+fn run<I, S, T>(
+    iter: &I,
+    init: &(dyn Fn() -> S + Sync),
+    fold: impl Fn(&mut S, Range<usize>) + Sync,
+    combine: impl FnOnce(&mut dyn Iterator<Item = S>) -> T,
+) -> T
+where
+    I: Drive,
+    S: Send,
+{
+    Target::current(|runs| {
+        pipeline::run_any_state(runs, iter.positions(), init, fold, |mut states| {
+            combine(&mut states)
+        })
+    })
+}
+
+pub(crate) fn for_each<I: Drive>(iter: &I, f: &(impl Fn(I::Item) + Sync)) {
+    run(
+        iter,
+        &|| (),
+        // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
+        |(), range| unsafe { iter.seq(range) }.for_each(f),
+        |_| (),
+    );
+}
+
+pub(crate) fn count<I: Drive>(iter: &I) -> usize {
+    run(
+        iter,
+        &|| 0,
+        // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
+        |n, range| *n += unsafe { iter.seq(range) }.count(),
+        |states| states.sum(),
+    )
+}
+
+pub(crate) fn sum<I: Drive, S: Send + Sum<I::Item> + Sum<S>>(iter: &I) -> S {
+    let merge = |a: S, b: S| [a, b].into_iter().sum();
+    total(iter, |items| items.sum(), merge).unwrap_or_else(|| std::iter::empty::<I::Item>().sum())
+}
+
+pub(crate) fn product<I: Drive, P: Send + Product<I::Item> + Product<P>>(iter: &I) -> P {
+    let merge = |a: P, b: P| [a, b].into_iter().product();
+    total(iter, |items| items.product(), merge)
+        .unwrap_or_else(|| std::iter::empty::<I::Item>().product())
+}
+
+/// Each range's items totalled by `part` where it ran (one `Iterator::sum` or `product`,
+/// which the compiler vectorises where it can), the parts then by `merge`; `None` with no
+/// range.
+fn total<I: Drive, S: Send>(
+    iter: &I,
+    part: impl Fn(I::Seq<'_>) -> S + Sync,
+    merge: impl Fn(S, S) -> S + Sync,
+) -> Option<S> {
+    run(
+        iter,
+        &|| None,
+        |acc: &mut Option<S>, range| {
+            // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
+            let part = part(unsafe { iter.seq(range) });
+            *acc = Some(match acc.take() {
+                Some(acc) => merge(acc, part),
+                None => part,
+            });
+        },
+        |states| states.flatten().reduce(&merge),
+    )
+}
+
+/// `op` over the items in the iterator's order (`op` associative, not necessarily
+/// commutative, as rayon's `reduce_with`): each range reduced where it ran, the ranges'
+/// results then in order on the caller.
+pub(crate) fn reduce_with<I, OP>(iter: &I, op: &OP) -> Option<I::Item>
+where
+    I: Drive,
+    OP: Fn(I::Item, I::Item) -> I::Item + Sync,
+{
+    run(
+        iter,
+        &Vec::new,
+        |parts: &mut Vec<(usize, I::Item)>, range| {
+            let start = range.start;
+            // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
+            if let Some(part) = unsafe { iter.seq(range) }.reduce(op) {
+                parts.push((start, part));
+            }
+        },
+        |states| {
+            let mut parts: Vec<_> = states.flatten().collect();
+            parts.sort_unstable_by_key(|&(start, _)| start);
+            parts.into_iter().map(|(_, part)| part).reduce(op)
+        },
+    )
+}
+
+/// The item that `better(candidate, best)` prefers over every other, comparing items at
+/// once with their [`Order`]: the least (first of equals) or the greatest (last of equals).
+pub(crate) fn best<I, B>(iter: &I, better: &B) -> Option<I::Item>
+where
+    I: Drive,
+    B: Fn(&(Order, I::Item), &(Order, I::Item)) -> bool + Sync,
+{
+    let keep = |best: &mut Option<(Order, I::Item)>, candidate: (Order, I::Item)| {
+        if best.as_ref().is_none_or(|best| better(&candidate, best)) {
+            *best = Some(candidate);
+        }
+    };
+    run(
+        iter,
+        &|| None,
+        // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
+        |best, range| unsafe { ordered(iter, range) }.for_each(|candidate| keep(best, candidate)),
+        |states| {
+            let mut overall = None;
+            states
+                .flatten()
+                .for_each(|candidate| keep(&mut overall, candidate));
+            overall.map(|(_, item)| item)
+        },
+    )
+}
+
+/// A match of `pred` (with its [`Order`]), stopping every participant once one is found:
+/// not necessarily the first. The index operations' search, over items.
+pub(crate) fn find_any<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
+where
+    I: Drive,
+    P: Fn(&I::Item) -> bool + Sync,
+{
+    let search = |from: usize, to: usize| {
+        // SAFETY: a block of a range the pipeline claimed: disjoint from the others.
+        unsafe { ordered(iter, from..to) }.find(|(_, x)| pred(x))
+    };
+    Target::current(|runs| find_in_blocks(runs, iter.positions(), &search, |&(order, _)| order))
+}
+
+/// The first match of `pred` in the iterator's order, with its [`Order`]. Every range is
+/// claimed (a stop flag would skip untaken first tasks, which may hold it), but one that
+/// starts past the earliest match found is skipped at once.
+pub(crate) fn find_first<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
+where
+    I: Drive,
+    P: Fn(&I::Item) -> bool + Sync,
+{
+    let earliest = AtomicUsize::new(usize::MAX);
+    run(
+        iter,
+        &|| None,
+        |found: &mut Option<(Order, I::Item)>, range| {
+            // Relaxed: a hint; a range not skipped is only searched in vain.
+            if range.start > earliest.load(Ordering::Relaxed) {
+                return;
+            }
+            let start = range.start;
+            // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
+            if let Some(hit) = unsafe { ordered(iter, range) }.find(|(_, x)| pred(x)) {
+                earliest.fetch_min(start, Ordering::Relaxed);
+                if found.as_ref().is_none_or(|(order, _)| hit.0 < *order) {
+                    *found = Some(hit);
+                }
+            }
+        },
+        |states| states.flatten().min_by_key(|(order, _)| *order),
+    )
+}

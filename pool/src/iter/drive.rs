@@ -1,0 +1,55 @@
+//! How a parallel iterator runs (README "Parallel iterators"): every one is a number of
+//! positions (its source's indices), any range of which yields that range's items in order,
+//! and its consumer folds the ranges the pipeline hands each participant.
+
+use std::ops::Range;
+
+/// The seal: [`Drive`] is a trait of a private module, so only the crate's iterators
+/// implement [`ParallelIterator`](super::ParallelIterator).
+pub(crate) mod sealed {
+    use std::ops::Range;
+
+    /// What every parallel iterator is underneath: positions and their items.
+    pub trait Drive: Sync {
+        /// The type of the items.
+        type Item: Send;
+        /// The items of one range of positions, in order.
+        type Seq<'a>: Iterator<Item = Self::Item>
+        where
+            Self: 'a;
+
+        /// How many positions: the source's length.
+        fn positions(&self) -> usize;
+
+        /// Whether each position yields exactly one item (an indexed iterator: a source,
+        /// and `map`, `enumerate`, `zip`, `copied`, `cloned` over indexed ones).
+        fn exact(&self) -> bool;
+
+        /// The items of the positions in `range`, in order.
+        ///
+        /// # Safety
+        /// Within `0..positions()`, and disjoint from every other range asked for by the
+        /// same consumer: a mutable source hands out each item once.
+        unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_>;
+    }
+}
+
+pub(crate) use sealed::Drive;
+
+/// Items with where they stand: `(range start, index in the range)` orders them as the
+/// iterator does, also after a `filter`.
+pub(crate) type Order = (usize, usize);
+
+/// The items of `range` of `iter`, each with its [`Order`].
+///
+/// # Safety
+/// As [`Drive::seq`].
+pub(crate) unsafe fn ordered<I: Drive>(
+    iter: &I,
+    range: Range<usize>,
+) -> impl Iterator<Item = (Order, I::Item)> + '_ {
+    let start = range.start;
+    // SAFETY: the caller's.
+    let items = unsafe { iter.seq(range) };
+    items.enumerate().map(move |(k, item)| ((start, k), item))
+}

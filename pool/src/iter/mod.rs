@@ -1,0 +1,413 @@
+//! Parallel iterators with rayon's names and meanings, on the current pool (README
+//! "Parallel iterators"): `use rayforce_pool::prelude::*` and a rayon program's
+//! `par_iter()`, `par_iter_mut()` and `into_par_iter()` chains run here. Every iterator is
+//! its source's positions, any range of which yields its items in order; a consumer is one
+//! pass of the operations' pipeline, a state per participant (made once), so an iterator
+//! costs what the index operation it stands on costs.
+//!
+//! Here so far: sources over slices, `Vec`s and integer ranges; `map`, `filter`,
+//! `filter_map`, `copied`, `cloned`, `enumerate`, `zip`; `for_each`, `count`, `sum`,
+//! `product`, `reduce`, `reduce_with`, `min`, `max`, `any`, `all`, `find_any`,
+//! `find_first`, `position_any`, `position_first` and `collect` into a `Vec`.
+
+mod adapt;
+mod collect;
+mod consume;
+mod drive;
+mod source;
+
+pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, Map, Zip};
+pub use collect::FromParallelIterator;
+pub use source::{
+    IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut,
+    RangeInclusiveIter, RangeIter,
+};
+
+use drive::sealed::Drive;
+use std::iter::{Product, Sum};
+
+/// A parallel iterator, as rayon's trait of the same name: adaptors make new ones, and a
+/// consumer runs it on the current pool (the pool whose task, helper or
+/// [`install`](crate::Pool::install) this thread is in, else the default pool). Implemented
+/// by this crate's iterators only.
+pub trait ParallelIterator: Drive + Sized + Send {
+    /// `f` of each item.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let lengths: Vec<usize> = ["a", "bb", "ccc"].par_iter().map(|s| s.len()).collect();
+    /// assert_eq!(lengths, [1, 2, 3]);
+    /// ```
+    fn map<R, F>(self, f: F) -> Map<Self, F>
+    where
+        R: Send,
+        F: Fn(Self::Item) -> R + Sync + Send,
+    {
+        Map { base: self, f }
+    }
+
+    /// The items for which `pred` holds.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let odd: Vec<u32> = (0..10u32).into_par_iter().filter(|x| x % 2 == 1).collect();
+    /// assert_eq!(odd, [1, 3, 5, 7, 9]);
+    /// ```
+    fn filter<P>(self, pred: P) -> Filter<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        Filter {
+            base: self,
+            f: pred,
+        }
+    }
+
+    /// The `Some` values of `f` of each item.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words = ["1", "x", "3"];
+    /// let numbers: Vec<u32> = words.par_iter().filter_map(|w| w.parse().ok()).collect();
+    /// assert_eq!(numbers, [1, 3]);
+    /// ```
+    fn filter_map<R, F>(self, f: F) -> FilterMap<Self, F>
+    where
+        R: Send,
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+    {
+        FilterMap { base: self, f }
+    }
+
+    /// Copies of the items of an iterator of references.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1u8, 2, 3];
+    /// assert_eq!(xs.par_iter().copied().map(u32::from).sum::<u32>(), 6);
+    /// ```
+    fn copied<'a, T>(self) -> Copied<Self>
+    where
+        T: 'a + Copy + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Copied { base: self }
+    }
+
+    /// Clones of the items of an iterator of references.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let names = [String::from("a"), String::from("b")];
+    /// let copies: Vec<String> = names.par_iter().cloned().collect();
+    /// assert_eq!(copies, names);
+    /// ```
+    fn cloned<'a, T>(self) -> Cloned<Self>
+    where
+        T: 'a + Clone + Send + Sync,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Cloned { base: self }
+    }
+
+    /// Calls `f` on each item.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// let total = AtomicU64::new(0);
+    /// (1..=100u64).collect::<Vec<_>>().par_iter().for_each(|&x| {
+    ///     total.fetch_add(x, Ordering::Relaxed);
+    /// });
+    /// assert_eq!(total.into_inner(), 5050);
+    /// ```
+    fn for_each<F>(self, f: F)
+    where
+        F: Fn(Self::Item) + Sync + Send,
+    {
+        consume::for_each(&self, &f);
+    }
+
+    /// How many items there are.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((0..1000u32).into_par_iter().filter(|x| x % 3 == 0).count(), 334);
+    /// ```
+    fn count(self) -> usize {
+        consume::count(&self)
+    }
+
+    /// The sum of the items (`S::sum` of nothing when there are none). Each range is one
+    /// `Iterator::sum`, which the compiler vectorises where it can.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<f64> = (0..1000).map(f64::from).collect();
+    /// assert_eq!(xs.par_iter().map(|x| x * 2.0).sum::<f64>(), 999_000.0);
+    /// ```
+    fn sum<S>(self) -> S
+    where
+        S: Send + Sum<Self::Item> + Sum<S>,
+    {
+        consume::sum(&self)
+    }
+
+    /// The product of the items (`P::product` of nothing when there are none).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((1..=10u64).into_par_iter().product::<u64>(), 3_628_800);
+    /// ```
+    fn product<P>(self) -> P
+    where
+        P: Send + Product<Self::Item> + Product<P>,
+    {
+        consume::product(&self)
+    }
+
+    /// `op` over the items in their order, `identity()` when there are none. `op` must be
+    /// associative (it need not commute: the ranges are combined in order), and
+    /// `identity()` its identity, as rayon's `reduce`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words = ["par", "al", "lel"];
+    /// let joined = words
+    ///     .par_iter()
+    ///     .map(|w| w.to_string())
+    ///     .reduce(String::new, |a, b| a + &b);
+    /// assert_eq!(joined, "parallel");
+    /// ```
+    fn reduce<ID, OP>(self, identity: ID, op: OP) -> Self::Item
+    where
+        ID: Fn() -> Self::Item + Sync + Send,
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        consume::reduce_with(&self, &op).unwrap_or_else(identity)
+    }
+
+    /// `op` over the items in their order, `None` when there are none; `op` associative,
+    /// as rayon's `reduce_with`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((1..5u32).into_par_iter().reduce_with(|a, b| a * 10 + b), Some(1234));
+    /// ```
+    fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        consume::reduce_with(&self, &op)
+    }
+
+    /// The least item (the first of equal ones), `None` when there are none.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!([5, 3, 9].par_iter().min(), Some(&3));
+    /// ```
+    fn min(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        consume::best(&self, &|(order, x), (best_order, best)| {
+            (x, order) < (best, best_order)
+        })
+    }
+
+    /// The greatest item (the last of equal ones), `None` when there are none.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!([5, 3, 9].par_iter().max(), Some(&9));
+    /// ```
+    fn max(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        consume::best(&self, &|(order, x), (best_order, best)| {
+            (x, order) > (best, best_order)
+        })
+    }
+
+    /// Whether `pred` holds for some item; stops looking once one is found.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert!((0..1000u32).into_par_iter().any(|x| x * x == 400));
+    /// ```
+    fn any<P>(self, pred: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(pred).find_any(|&holds| holds).is_some()
+    }
+
+    /// Whether `pred` holds for every item (true when there are none); stops looking once
+    /// one fails.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert!((0..1000u32).into_par_iter().all(|x| x < 1000));
+    /// ```
+    fn all<P>(self, pred: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(pred).find_any(|&holds| !holds).is_none()
+    }
+
+    /// An item for which `pred` holds, not necessarily the first; once one is found, no
+    /// participant looks further.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<u32> = (0..100_000).collect();
+    /// assert_eq!(xs.par_iter().find_any(|&&x| x == 77_777), Some(&77_777));
+    /// ```
+    fn find_any<P>(self, pred: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consume::find_any(&self, &pred).map(|(_, item)| item)
+    }
+
+    /// The first item, in the iterator's order, for which `pred` holds.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<u32> = (0..100_000).map(|i| i % 1000).collect();
+    /// let first = xs.par_iter().enumerate().find_first(|&(_, &x)| x == 999);
+    /// assert_eq!(first, Some((999, &999)));
+    /// ```
+    fn find_first<P>(self, pred: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consume::find_first(&self, &pred).map(|(_, item)| item)
+    }
+
+    /// The items, gathered into `C` (a `Vec` keeps their order).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let squares: Vec<u64> = (0..5u64).into_par_iter().map(|x| x * x).collect();
+    /// assert_eq!(squares, [0, 1, 4, 9, 16]);
+    /// ```
+    fn collect<C>(self) -> C
+    where
+        C: FromParallelIterator<Self::Item>,
+    {
+        C::from_par_iter(self)
+    }
+}
+
+impl<I: Drive + Send> ParallelIterator for I {}
+
+/// A parallel iterator that knows its length and each item's index, as rayon's trait of
+/// the same name: sources, and `map`, `copied`, `cloned`, `enumerate` and `zip` over them.
+// As rayon's trait: `len` and no `is_empty`.
+#[allow(clippy::len_without_is_empty)]
+pub trait IndexedParallelIterator: ParallelIterator {
+    /// How many items there are.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((0..10u8).into_par_iter().len(), 10);
+    /// ```
+    fn len(&self) -> usize {
+        self.positions()
+    }
+
+    /// Each item with its index.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let pairs: Vec<(usize, char)> = ['a', 'b'].par_iter().copied().enumerate().collect();
+    /// assert_eq!(pairs, [(0, 'a'), (1, 'b')]);
+    /// ```
+    fn enumerate(self) -> Enumerate<Self> {
+        Enumerate { base: self }
+    }
+
+    /// Pairs of the items at the same index of this and `other`, as many as the shorter
+    /// has.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let (a, b) = (vec![1, 2, 3], vec![10, 20, 30]);
+    /// let sums: Vec<i32> = a.par_iter().zip(&b).map(|(x, y)| x + y).collect();
+    /// assert_eq!(sums, [11, 22, 33]);
+    /// ```
+    fn zip<Z>(self, other: Z) -> Zip<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        Zip {
+            a: self,
+            b: other.into_par_iter(),
+        }
+    }
+
+    /// The index of an item for which `pred` holds, not necessarily the first; once one is
+    /// found, no participant looks further.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<u32> = (0..100_000).collect();
+    /// assert_eq!(xs.par_iter().position_any(|&x| x == 4242), Some(4242));
+    /// ```
+    fn position_any<P>(self, pred: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let found = consume::find_any(&self.map(pred), &|&holds| holds);
+        found.map(|((start, k), _)| start + k)
+    }
+
+    /// The index of the first item for which `pred` holds.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<u32> = (0..100_000).map(|i| i % 1000).collect();
+    /// assert_eq!(xs.par_iter().position_first(|&x| x == 999), Some(999));
+    /// ```
+    fn position_first<P>(self, pred: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let found = consume::find_first(&self.map(pred), &|&holds| holds);
+        found.map(|((start, k), _)| start + k)
+    }
+}
+
+impl<'data, T: Sync + 'data> IndexedParallelIterator for Iter<'data, T> {}
+impl<'data, T: Send + 'data> IndexedParallelIterator for IterMut<'data, T> {}
+impl<T> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}
+impl<T> IndexedParallelIterator for RangeInclusiveIter<T> where
+    RangeInclusiveIter<T>: ParallelIterator
+{
+}
+impl<I, F, R> IndexedParallelIterator for Map<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(I::Item) -> R + Sync + Send,
+    R: Send,
+{
+}
+impl<'t, I, T> IndexedParallelIterator for Copied<I>
+where
+    I: IndexedParallelIterator<Item = &'t T>,
+    T: Copy + Send + Sync + 't,
+{
+}
+impl<'t, I, T> IndexedParallelIterator for Cloned<I>
+where
+    I: IndexedParallelIterator<Item = &'t T>,
+    T: Clone + Send + Sync + 't,
+{
+}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {}
+impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator for Zip<A, B> {}

@@ -1,0 +1,274 @@
+//! The parallel iterators give what `std`'s sequential iterators give, as rayon's do: at
+//! 0, 1, 2, the pool's width and 1e6 items, on the default pool and inside `install`,
+//! nested inside one another; `collect`, `find_first`, `position_first`, `reduce`, `min`
+//! and `max` keep the items' order; a panic in `map` resumes after every item written was
+//! dropped once.
+#![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
+
+use rayforce_pool::prelude::*;
+use rayforce_pool::Pool;
+use std::num::Wrapping;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const WIDTH: usize = 3;
+
+fn sizes() -> [usize; 5] {
+    [0, 1, 2, WIDTH, 1_000_000]
+}
+
+/// A value per index that is neither sorted nor distinct.
+fn value(i: usize) -> u64 {
+    (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44
+}
+
+/// Every adaptor and consumer against `std` on `xs`.
+fn check_all(xs: &[u64]) {
+    let n = xs.len();
+    let serial_map: Vec<u64> = xs.iter().map(|x| x * 3).collect();
+    assert_eq!(
+        xs.par_iter().map(|x| x * 3).collect::<Vec<_>>(),
+        serial_map,
+        "map, {n}"
+    );
+    let serial_filter: Vec<u64> = xs.iter().copied().filter(|x| x % 3 == 0).collect();
+    let filtered: Vec<u64> = xs.par_iter().copied().filter(|x| x % 3 == 0).collect();
+    assert_eq!(filtered, serial_filter, "filter keeps the order, {n}");
+    let serial_filter_map: Vec<u64> = xs
+        .iter()
+        .filter_map(|&x| (x % 5 == 1).then_some(x / 5))
+        .collect();
+    let filter_mapped: Vec<u64> = xs
+        .par_iter()
+        .filter_map(|&x| (x % 5 == 1).then_some(x / 5))
+        .collect();
+    assert_eq!(filter_mapped, serial_filter_map, "filter_map, {n}");
+    let cloned: Vec<u64> = xs.par_iter().cloned().collect();
+    assert_eq!(cloned, xs, "cloned, {n}");
+    let enumerated: Vec<(usize, u64)> = xs.par_iter().copied().enumerate().collect();
+    assert_eq!(
+        enumerated,
+        xs.iter().copied().enumerate().collect::<Vec<_>>(),
+        "{n}"
+    );
+    let doubled: Vec<u64> = xs.iter().map(|x| 2 * x).collect();
+    let zipped: Vec<u64> = xs
+        .par_iter()
+        .zip(&doubled[..n.saturating_sub(1)])
+        .map(|(a, b)| a + b)
+        .collect();
+    let serial_zip: Vec<u64> = xs
+        .iter()
+        .zip(&doubled[..n.saturating_sub(1)])
+        .map(|(a, b)| a + b)
+        .collect();
+    assert_eq!(zipped, serial_zip, "zip stops at the shorter, {n}");
+
+    assert_eq!(xs.par_iter().count(), n);
+    assert_eq!(
+        xs.par_iter().filter(|&&x| x % 2 == 0).count(),
+        xs.iter().filter(|&&x| x % 2 == 0).count()
+    );
+    assert_eq!(
+        xs.par_iter().sum::<u64>(),
+        xs.iter().sum::<u64>(),
+        "sum, {n}"
+    );
+    assert_eq!(
+        xs.par_iter()
+            .map(|&x| Wrapping(x % 7 + 1))
+            .product::<Wrapping<u64>>(),
+        xs.iter()
+            .map(|&x| Wrapping(x % 7 + 1))
+            .product::<Wrapping<u64>>(),
+        "product, {n}"
+    );
+    assert_eq!(xs.par_iter().min(), xs.iter().min(), "min, {n}");
+    assert_eq!(xs.par_iter().max(), xs.iter().max(), "max, {n}");
+    assert_eq!(
+        xs.par_iter().copied().reduce_with(|a, b| a.max(b)),
+        xs.iter().copied().reduce(|a, b| a.max(b))
+    );
+    assert_eq!(
+        xs.par_iter().copied().reduce(|| 0, |a, b| a ^ b),
+        xs.iter().fold(0, |a, b| a ^ b)
+    );
+
+    // Searches: a value at the middle, one that is absent.
+    if let Some(&target) = xs.get(n / 2) {
+        let first = xs.iter().position(|&x| x == target);
+        assert_eq!(xs.par_iter().position_first(|&x| x == target), first, "{n}");
+        let any = xs.par_iter().position_any(|&x| x == target).unwrap();
+        assert_eq!(xs[any], target);
+        assert_eq!(xs.par_iter().find_any(|&&x| x == target), Some(&target));
+        let found = xs.par_iter().enumerate().find_first(|&(_, &x)| x == target);
+        assert_eq!(found.map(|(i, _)| i), first, "find_first, {n}");
+        assert!(xs.par_iter().any(|&x| x == target));
+    }
+    assert_eq!(xs.par_iter().position_any(|&x| x == u64::MAX), None);
+    assert_eq!(xs.par_iter().position_first(|&x| x == u64::MAX), None);
+    assert!(xs.par_iter().all(|&x| x < 1 << 20), "{n}");
+    assert!(!xs.par_iter().any(|&x| x == u64::MAX));
+}
+
+#[test]
+fn every_adaptor_and_consumer_matches_std_on_the_default_pool_and_inside_install() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    for n in sizes() {
+        let xs: Vec<u64> = (0..n).map(value).collect();
+        check_all(&xs);
+        pool.install(|| check_all(&xs));
+    }
+}
+
+#[test]
+fn ranges_of_every_integer_type_yield_each_value_once() {
+    assert_eq!((0..0u32).into_par_iter().count(), 0);
+    assert_eq!(
+        (-128..127i8).into_par_iter().map(i64::from).sum::<i64>(),
+        (-128..127i8).map(i64::from).sum::<i64>()
+    );
+    assert_eq!(
+        (0..=254u8).collect::<Vec<_>>(),
+        (0..255u8).into_par_iter().collect::<Vec<_>>()
+    );
+    let (from, to) = (std::hint::black_box(5i64), 3);
+    assert_eq!(
+        (from..to).into_par_iter().count(),
+        0,
+        "a range whose end is below its start"
+    );
+    let big: Vec<u64> = (u64::MAX - 1000..u64::MAX).into_par_iter().collect();
+    assert_eq!(big, (u64::MAX - 1000..u64::MAX).collect::<Vec<_>>());
+    assert_eq!(
+        (0..1_000_000usize).into_par_iter().sum::<usize>(),
+        499_999_500_000
+    );
+}
+
+#[test]
+fn par_iter_mut_lends_each_item_once() {
+    let mut xs: Vec<u64> = (0..1_000_000).collect();
+    xs.par_iter_mut().for_each(|x| *x = *x * 2 + 1);
+    assert!(xs.iter().enumerate().all(|(i, &x)| x == 2 * i as u64 + 1));
+    xs.par_iter_mut()
+        .enumerate()
+        .for_each(|(i, x)| *x -= i as u64);
+    assert!(xs.iter().enumerate().all(|(i, &x)| x == i as u64 + 1));
+}
+
+#[test]
+fn reduce_keeps_the_order_of_an_operation_that_does_not_commute() {
+    let words: Vec<String> = (0..10_000).map(|i| format!("{i},")).collect();
+    let joined = words.par_iter().cloned().reduce(String::new, |a, b| a + &b);
+    assert_eq!(joined, words.concat());
+    // The first of equal minima, the last of equal maxima, as `std`'s.
+    let keyed: Vec<ByKey> = (0..100_000).map(|i| ByKey((i % 7) as u8, i)).collect();
+    assert_eq!(
+        keyed.par_iter().min().map(|k| k.1),
+        keyed.iter().min().map(|k| k.1)
+    );
+    assert_eq!(
+        keyed.par_iter().max().map(|k| k.1),
+        keyed.iter().max().map(|k| k.1)
+    );
+    assert_eq!(
+        keyed.iter().max().map(|k| k.1),
+        Some(99_999 - (99_999 - 6) % 7)
+    );
+}
+
+/// Ordered by its key only: equal keys tell apart which item a search returned.
+#[derive(Debug)]
+struct ByKey(u8, usize);
+
+impl PartialEq for ByKey {
+    fn eq(&self, other: &ByKey) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for ByKey {}
+
+impl PartialOrd for ByKey {
+    fn partial_cmp(&self, other: &ByKey) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ByKey {
+    fn cmp(&self, other: &ByKey) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+/// Counts its drops.
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_panic_in_map_drops_every_item_written_once_and_resumes() {
+    for exact in [true, false] {
+        let (made, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            let make = |i: usize| {
+                if i == 77_777 {
+                    panic!("item {i}");
+                }
+                made.fetch_add(1, Ordering::Relaxed);
+                Counted(&dropped)
+            };
+            if exact {
+                (0..200_000usize)
+                    .into_par_iter()
+                    .map(make)
+                    .collect::<Vec<_>>()
+            } else {
+                (0..200_000usize)
+                    .into_par_iter()
+                    .filter(|i| i % 2 == 1)
+                    .map(make)
+                    .collect()
+            }
+        }));
+        assert!(outcome.is_err(), "the panic resumes");
+        drop(outcome);
+        assert_eq!(
+            dropped.into_inner(),
+            made.into_inner(),
+            "each item made dropped once"
+        );
+    }
+}
+
+#[test]
+fn iterators_nested_inside_iterators_are_exact() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    let rows: Vec<Vec<u64>> = (0..64)
+        .map(|r| (0..10_000).map(|c| value(r * 10_000 + c)).collect())
+        .collect();
+    let serial: Vec<u64> = rows
+        .iter()
+        .map(|row| row.iter().filter(|&&x| x % 3 == 0).sum())
+        .collect();
+    let nested = || -> Vec<u64> {
+        rows.par_iter()
+            .map(|row| row.par_iter().filter(|&&x| x % 3 == 0).sum())
+            .collect()
+    };
+    assert_eq!(nested(), serial);
+    assert_eq!(pool.install(nested), serial);
+    // And inside a pool's tasks.
+    let sums: Vec<u64> = pool.map(rows.len(), |r| rows[r].par_iter().sum());
+    assert_eq!(
+        sums,
+        rows.iter()
+            .map(|row| row.iter().sum::<u64>())
+            .collect::<Vec<_>>()
+    );
+}
