@@ -1,8 +1,8 @@
 //! The parallel iterators give what `std`'s sequential iterators give, as rayon's do: at
 //! 0, 1, 2, the pool's width and 1e6 items, on the default pool and inside `install`,
-//! nested inside one another; `collect`, `find_first`, `position_first`, `reduce`, `min`
-//! and `max` keep the items' order; a panic in `map` resumes after every item written was
-//! dropped once.
+//! nested inside one another; `collect`, `find_first`, `position_first`, `reduce`, `min`,
+//! `max` and their `_by` and `_by_key` forms keep the items' order; a panic in `map`
+//! resumes after every item written was dropped once.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::prelude::*;
@@ -175,6 +175,28 @@ fn reduce_keeps_the_order_of_an_operation_that_does_not_commute() {
     assert_eq!(
         keyed.iter().max().map(|k| k.1),
         Some(99_999 - (99_999 - 6) % 7)
+    );
+    let by_key = |k: &&ByKey| k.0;
+    assert_eq!(
+        keyed.par_iter().min_by_key(by_key).map(|k| k.1),
+        keyed.iter().min_by_key(by_key).map(|k| k.1)
+    );
+    assert_eq!(
+        keyed.par_iter().max_by_key(by_key).map(|k| k.1),
+        keyed.iter().max_by_key(by_key).map(|k| k.1)
+    );
+    let compare = |a: &&ByKey, b: &&ByKey| a.0.cmp(&b.0);
+    assert_eq!(
+        keyed.par_iter().min_by(compare).map(|k| k.1),
+        keyed.iter().min_by(compare).map(|k| k.1)
+    );
+    assert_eq!(
+        keyed.par_iter().max_by(compare).map(|k| k.1),
+        keyed.iter().max_by(compare).map(|k| k.1)
+    );
+    let none: [ByKey; 0] = [];
+    assert!(
+        none.par_iter().min_by_key(by_key).is_none() && none.par_iter().max_by(compare).is_none()
     );
 }
 

@@ -7,7 +7,8 @@
 //!
 //! Here so far: sources over slices, `Vec`s and integer ranges; `map`, `filter`,
 //! `filter_map`, `copied`, `cloned`, `enumerate`, `zip`; `for_each`, `count`, `sum`,
-//! `product`, `reduce`, `reduce_with`, `min`, `max`, `any`, `all`, `find_any`,
+//! `product`, `reduce`, `reduce_with`, `min`, `max`, `min_by`, `max_by`, `min_by_key`,
+//! `max_by_key`, `any`, `all`, `find_any`,
 //! `find_first`, `position_any`, `position_first` and `collect` into a `Vec`.
 
 mod adapt;
@@ -24,6 +25,7 @@ pub use source::{
 };
 
 use drive::sealed::Drive;
+use std::cmp::Ordering as CmpOrdering;
 use std::iter::{Product, Sum};
 
 /// A parallel iterator, as rayon's trait of the same name: adaptors make new ones, and a
@@ -229,6 +231,78 @@ pub trait ParallelIterator: Drive + Sized + Send {
         consume::best(&self, &|(order, x), (best_order, best)| {
             (x, order) > (best, best_order)
         })
+    }
+
+    /// The least item by `compare` (the first of equal ones), `None` when there are none.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(xs.par_iter().copied().min_by(f64::total_cmp), Some(-1.0));
+    /// ```
+    fn min_by<F>(self, compare: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> CmpOrdering + Sync + Send,
+    {
+        consume::best(&self, &|(order, x), (best_order, best)| {
+            compare(x, best).then(order.cmp(best_order)) == CmpOrdering::Less
+        })
+    }
+
+    /// The greatest item by `compare` (the last of equal ones), `None` when there are none.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [2.5f64, -1.0, 7.0];
+    /// assert_eq!(xs.par_iter().copied().max_by(f64::total_cmp), Some(7.0));
+    /// ```
+    fn max_by<F>(self, compare: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> CmpOrdering + Sync + Send,
+    {
+        consume::best(&self, &|(order, x), (best_order, best)| {
+            compare(x, best).then(order.cmp(best_order)) == CmpOrdering::Greater
+        })
+    }
+
+    /// The item whose `key` is least (the first of equal ones), `None` when there are
+    /// none; `key` runs once per item.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words = ["ccc", "a", "bb", "d"];
+    /// assert_eq!(words.par_iter().min_by_key(|w| w.len()), Some(&"a"));
+    /// ```
+    fn min_by_key<K, F>(self, key: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        let keyed = self.map(|item| (key(&item), item));
+        let least = consume::best(&keyed, &|(order, (k, _)), (best_order, (best, _))| {
+            (k, order) < (best, best_order)
+        });
+        least.map(|(_, item)| item)
+    }
+
+    /// The item whose `key` is greatest (the last of equal ones), `None` when there are
+    /// none; `key` runs once per item.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words = ["ccc", "a", "bbb", "d"];
+    /// assert_eq!(words.par_iter().max_by_key(|w| w.len()), Some(&"bbb"));
+    /// ```
+    fn max_by_key<K, F>(self, key: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Fn(&Self::Item) -> K + Sync + Send,
+    {
+        let keyed = self.map(|item| (key(&item), item));
+        let greatest = consume::best(&keyed, &|(order, (k, _)), (best_order, (best, _))| {
+            (k, order) > (best, best_order)
+        });
+        greatest.map(|(_, item)| item)
     }
 
     /// Whether `pred` holds for some item; stops looking once one is found.
