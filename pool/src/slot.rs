@@ -338,11 +338,7 @@ impl Slot {
     #[inline]
     pub(crate) fn release(&self) {
         // The whole word: a stale helper limit would add to the next post's.
-        debug_assert!(
-            self.line.state.load(Ordering::Relaxed) == 0,
-            "drift: {:?}",
-            self.state()
-        );
+        debug_assert!(self.is_clear(), "drift: {:?}", self.state());
         if cfg!(debug_assertions) {
             // So that `job` can tell a permit that outlived its dispatch (not in release
             // builds: the store would take back the line helpers poll, once per dispatch).

@@ -54,15 +54,13 @@ pub(crate) fn run(
         .signal
         .wait_for_permit(index, &mut gaps, &mut cursor, counters, left)
     {
-        // A join's half is a whole subtree of work: leave the spinners now, or the joins
-        // of other threads would see an idle thread in this one all the while and offer to
-        // it in vain (README "Joining"). A dispatch's first task starts first.
-        if joinable {
+        left = if joinable {
+            // A join's half is a whole subtree of work: leave the spinners now, or the joins
+            // of other threads would see an idle thread in this one all the while and offer
+            // to it in vain (README "Joining"). A dispatch's first task starts first.
             if let Some(spun) = spun.take() {
                 shared.signal.end_spin(spun, &mut gaps, counters);
             }
-        }
-        left = if joinable {
             Left::JoinOffer
         } else {
             Left::Dispatch
