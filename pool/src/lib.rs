@@ -76,7 +76,8 @@ pub use sync::model as loom_model;
 pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
+        ParallelSlice, ParallelSliceMut,
     };
     pub use crate::ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
 }

@@ -1,6 +1,6 @@
 //! The adaptors: each wraps an iterator and changes what a range of positions yields
-//! (`map`, `filter`, `filter_map`, `copied`, `cloned`), or pairs positions with their
-//! index or another indexed iterator's items (`enumerate`, `zip`).
+//! (`map`, `filter`, `filter_map`, `copied`, `cloned`, `flat_map_iter`), or pairs
+//! positions with their index or another indexed iterator's items (`enumerate`, `zip`).
 
 use super::drive::sealed::Drive;
 use std::ops::Range;
@@ -164,5 +164,41 @@ impl<A: Drive, B: Drive> Drive for Zip<A, B> {
         // SAFETY: the caller's contract, passed on to both: a range below the shorter's
         // length is within each.
         unsafe { self.a.seq(range.clone()).zip(self.b.seq(range)) }
+    }
+}
+
+/// `iter.flat_map_iter(f)`: the items of the serial iterator `f` makes of each item, in
+/// order.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct FlatMapIter<I, F> {
+    pub(crate) base: I,
+    pub(crate) f: F,
+}
+
+impl<I, F, U> Drive for FlatMapIter<I, F>
+where
+    I: Drive,
+    F: Fn(I::Item) -> U + Sync,
+    U: IntoIterator,
+    U::Item: Send,
+{
+    type Item = U::Item;
+    type Seq<'a>
+        = std::iter::FlatMap<I::Seq<'a>, U, &'a F>
+    where
+        Self: 'a;
+
+    fn positions(&self) -> usize {
+        self.base.positions()
+    }
+
+    fn exact(&self) -> bool {
+        false
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.base.seq(range) }.flat_map(&self.f)
     }
 }

@@ -1,4 +1,4 @@
-//! `collect`: into a `Vec` in the iterator's order. An indexed iterator writes each item
+//! `collect` into a `Vec`, in the iterator's order. An indexed iterator writes each item
 //! straight into the `Vec`'s storage at its index, as the index operation `map` does (one
 //! write, no per-range `Vec`; if an item's computation panics, what was written is dropped
 //! once). Any other (after a `filter`) gathers each range's items where it ran, then copies
@@ -56,26 +56,37 @@ fn in_place<I: ParallelIterator>(iter: &I) -> Vec<I::Item> {
 
 /// Any iterator's items: each range's gathered where it ran, then copied in order.
 fn by_ranges<I: ParallelIterator>(iter: &I) -> Vec<I::Item> {
-    let mut parts: Vec<(usize, Vec<I::Item>)> = Target::current(|runs| {
+    let parts = ordered_parts(iter, |items| items.collect::<Vec<I::Item>>());
+    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for items in parts {
+        out.extend(items);
+    }
+    out
+}
+
+/// `gather` of each claimed range's items where it ran, the parts in the iterator's order
+/// (ranges without items make none).
+pub(crate) fn ordered_parts<I, P, G>(iter: &I, gather: G) -> Vec<P>
+where
+    I: Drive,
+    P: Send,
+    G: Fn(I::Seq<'_>) -> P + Sync,
+{
+    let mut parts: Vec<(usize, P)> = Target::current(|runs| {
         pipeline::run_any_state(
             runs,
             iter.positions(),
             &Vec::new,
-            |parts: &mut Vec<(usize, Vec<I::Item>)>, range| {
-                let start = range.start;
-                // SAFETY: the pipeline's ranges are disjoint and within the positions.
-                let items: Vec<I::Item> = unsafe { iter.seq(range) }.collect();
-                if !items.is_empty() {
-                    parts.push((start, items));
+            |parts: &mut Vec<(usize, P)>, range| {
+                if !range.is_empty() {
+                    let start = range.start;
+                    // SAFETY: the pipeline's ranges are disjoint and within the positions.
+                    parts.push((start, gather(unsafe { iter.seq(range) })));
                 }
             },
             |states| states.flatten().collect(),
         )
     });
     parts.sort_unstable_by_key(|&(start, _)| start);
-    let mut out = Vec::with_capacity(parts.iter().map(|(_, items)| items.len()).sum());
-    for (_, items) in parts {
-        out.extend(items);
-    }
-    out
+    parts.into_iter().map(|(_, part)| part).collect()
 }

@@ -5,20 +5,29 @@
 //! pass of the operations' pipeline, a state per participant (made once), so an iterator
 //! costs what the index operation it stands on costs.
 //!
-//! Here so far: sources over slices, `Vec`s and integer ranges; `map`, `filter`,
-//! `filter_map`, `copied`, `cloned`, `enumerate`, `zip`; `for_each`, `count`, `sum`,
-//! `product`, `reduce`, `reduce_with`, `min`, `max`, `min_by`, `max_by`, `min_by_key`,
-//! `max_by_key`, `any`, `all`, `find_any`,
-//! `find_first`, `position_any`, `position_first` and `collect` into a `Vec`.
+//! Here: sources over slices (also in chunks), `Vec`s by reference and by value, integer
+//! ranges and strings; `map`, `filter`, `filter_map`, `flat_map_iter`, `copied`, `cloned`,
+//! `enumerate`, `zip`, `fold`; `for_each`, `count`, `sum`, `product`, `reduce`,
+//! `reduce_with`, `min`, `max` and their `_by` and `_by_key` forms, `any`, `all`,
+//! `find_any`, `find_first`, `position_any`, `position_first`, `unzip`, `collect` into
+//! `Vec`s and `std`'s other collections, and `par_extend`.
 
 mod adapt;
+mod chunks;
 mod collect;
 mod consume;
 mod drive;
+mod extend;
+mod fold;
+mod owned;
 mod source;
 
-pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, Map, Zip};
+pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Map, Zip};
+pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
 pub use collect::FromParallelIterator;
+pub use extend::ParallelExtend;
+pub use fold::Fold;
+pub use owned::IntoIter;
 pub use source::{
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut,
     RangeInclusiveIter, RangeIter,
@@ -81,6 +90,23 @@ pub trait ParallelIterator: Drive + Sized + Send {
         FilterMap { base: self, f }
     }
 
+    /// The items of the serial iterator `f` makes of each item, in order.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let runs = [1usize, 3, 2];
+    /// let flat: Vec<usize> = runs.par_iter().flat_map_iter(|&n| 0..n).collect();
+    /// assert_eq!(flat, [0, 0, 1, 2, 0, 1]);
+    /// ```
+    fn flat_map_iter<U, F>(self, f: F) -> FlatMapIter<Self, F>
+    where
+        U: IntoIterator,
+        U::Item: Send,
+        F: Fn(Self::Item) -> U + Sync + Send,
+    {
+        FlatMapIter { base: self, f }
+    }
+
     /// Copies of the items of an iterator of references.
     ///
     /// ```
@@ -128,6 +154,39 @@ pub trait ParallelIterator: Drive + Sized + Send {
         F: Fn(Self::Item) + Sync + Send,
     {
         consume::for_each(&self, &f);
+    }
+
+    /// The accumulators of `op` over the items, each made by `identity()`: a parallel
+    /// iterator of them, to `reduce`, `sum` or `collect`. Unlike rayon's, one per
+    /// participant that takes items, however many ranges it claims (`identity` runs that
+    /// often, not once per split; one `identity()` when there are none); the items an
+    /// accumulator folds are in order but need not be adjacent, so what combines the
+    /// accumulators should not depend on their order (a sum, a merge of maps or sets).
+    ///
+    /// A group-by, one map per participant:
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::collections::HashMap;
+    /// let keys: Vec<u32> = (0..10_000).map(|i| i % 7).collect();
+    /// let counts = keys
+    ///     .par_iter()
+    ///     .fold(HashMap::<u32, u64>::new, |mut map, &k| {
+    ///         *map.entry(k).or_default() += 1;
+    ///         map
+    ///     })
+    ///     .reduce(HashMap::new, |mut a, b| {
+    ///         b.into_iter().for_each(|(k, n)| *a.entry(k).or_default() += n);
+    ///         a
+    ///     });
+    /// assert_eq!(counts[&0], 1429);
+    /// ```
+    fn fold<T, ID, F>(self, identity: ID, op: F) -> Fold<Self, ID, F>
+    where
+        T: Send,
+        ID: Fn() -> T + Sync + Send,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        Fold::new(self, identity, op)
     }
 
     /// How many items there are.
@@ -375,6 +434,29 @@ pub trait ParallelIterator: Drive + Sized + Send {
     {
         C::from_par_iter(self)
     }
+
+    /// The pairs' first and second items, each gathered into its collection in order.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let (small, squares): (Vec<u32>, Vec<u32>) =
+    ///     (0..4u32).into_par_iter().map(|x| (x, x * x)).unzip();
+    /// assert_eq!((small, squares), (vec![0, 1, 2, 3], vec![0, 1, 4, 9]));
+    /// ```
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+    {
+        let (firsts, seconds): (Vec<A>, Vec<B>) = Vec::from_par_iter(self).into_iter().unzip();
+        let (mut a, mut b) = (FromA::default(), FromB::default());
+        a.par_extend(firsts);
+        b.par_extend(seconds);
+        (a, b)
+    }
 }
 
 impl<I: Drive + Send> ParallelIterator for I {}
@@ -459,6 +541,9 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
 impl<'data, T: Sync + 'data> IndexedParallelIterator for Iter<'data, T> {}
 impl<'data, T: Send + 'data> IndexedParallelIterator for IterMut<'data, T> {}
+impl<T: Send> IndexedParallelIterator for IntoIter<T> {}
+impl<'data, T: Sync + 'data> IndexedParallelIterator for Chunks<'data, T> {}
+impl<'data, T: Send + 'data> IndexedParallelIterator for ChunksMut<'data, T> {}
 impl<T> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}
 impl<T> IndexedParallelIterator for RangeInclusiveIter<T> where
     RangeInclusiveIter<T>: ParallelIterator

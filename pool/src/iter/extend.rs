@@ -1,0 +1,191 @@
+//! `collect` into collections other than `Vec`, and `par_extend`, as rayon's: maps and
+//! sets take the items in the iterator's order (a later duplicate key's value wins, as
+//! with `std`'s `collect`), inserted on the caller after one parallel pass gathers them;
+//! a `String` is the concatenation of each range's piece, made where it ran; a
+//! `Result`/`Option` is the collection of the `Ok`/`Some` values, or an `Err`/`None`.
+
+use super::collect::ordered_parts;
+use super::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::hash::{BuildHasher, Hash};
+use std::sync::Mutex;
+
+/// Extends a collection with a parallel iterator's items, as rayon's trait of the same
+/// name.
+pub trait ParallelExtend<T: Send> {
+    /// Adds the items of `iter`, in its order where the collection keeps one.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut squares = vec![0u64];
+    /// squares.par_extend((1..4u64).into_par_iter().map(|x| x * x));
+    /// assert_eq!(squares, [0, 1, 4, 9]);
+    /// ```
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+impl<T: Send> ParallelExtend<T> for Vec<T> {
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        let mut items = Vec::from_par_iter(iter);
+        if self.is_empty() {
+            *self = items;
+        } else {
+            self.append(&mut items);
+        }
+    }
+}
+
+/// `std` collections that take a parallel iterator's items through a `Vec` in its order:
+/// the `Vec` made in parallel (in place for an indexed iterator), inserted on the caller.
+macro_rules! through_vec {
+    ($(<$($param:ident),*> $collection:ty, $item:ty, [$($bound:tt)*];)*) => {$(
+        impl<$($param),*> FromParallelIterator<$item> for $collection
+        where
+            $($bound)*
+        {
+            fn from_par_iter<I>(iter: I) -> Self
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                Vec::from_par_iter(iter).into_iter().collect()
+            }
+        }
+
+        impl<$($param),*> ParallelExtend<$item> for $collection
+        where
+            $($bound)*
+        {
+            fn par_extend<I>(&mut self, iter: I)
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                self.extend(Vec::from_par_iter(iter));
+            }
+        }
+    )*};
+}
+
+through_vec! {
+    <K, V, S> HashMap<K, V, S>, (K, V), [K: Eq + Hash + Send, V: Send, S: BuildHasher + Default + Send];
+    <T, S> HashSet<T, S>, T, [T: Eq + Hash + Send, S: BuildHasher + Default + Send];
+    <K, V> BTreeMap<K, V>, (K, V), [K: Ord + Send, V: Send];
+    <T> BTreeSet<T>, T, [T: Ord + Send];
+    <T> BinaryHeap<T>, T, [T: Ord + Send];
+    <T> VecDeque<T>, T, [T: Send];
+    <T> LinkedList<T>, T, [T: Send];
+}
+
+/// A `String` of the items' pieces in order: `char`s, `&str`s, `String`s (anything a
+/// `String` collects).
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// let letters = ['q', 'u', 'i', 'e', 't'];
+/// let shout: String = letters.par_iter().map(|c| c.to_ascii_uppercase()).collect();
+/// assert_eq!(shout, "QUIET");
+/// let words: String = ["par", "allel"].par_iter().copied().collect();
+/// assert_eq!(words, "parallel");
+/// ```
+impl<T: Send> FromParallelIterator<T> for String
+where
+    String: FromIterator<T>,
+{
+    fn from_par_iter<I>(iter: I) -> String
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        let mut text = String::new();
+        text.par_extend(iter);
+        text
+    }
+}
+
+impl<T: Send> ParallelExtend<T> for String
+where
+    String: FromIterator<T>,
+{
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        let pieces = ordered_parts(&iter.into_par_iter(), |items| items.collect::<String>());
+        self.reserve(pieces.iter().map(String::len).sum());
+        pieces.iter().for_each(|piece| self.push_str(piece));
+    }
+}
+
+/// Nothing, from items of `()`: runs the iterator for its effects, as rayon's.
+impl FromParallelIterator<()> for () {
+    fn from_par_iter<I>(iter: I)
+    where
+        I: IntoParallelIterator<Item = ()>,
+    {
+        iter.into_par_iter().for_each(drop);
+    }
+}
+
+/// The `Ok` values collected into `C`, or an `Err` the iterator held (one of them, not
+/// necessarily the first), as rayon's.
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// let parsed: Result<Vec<u8>, _> = ["1", "2", "x"].par_iter().map(|s| s.parse::<u8>()).collect();
+/// assert!(parsed.is_err());
+/// ```
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I>(iter: I) -> Result<C, E>
+    where
+        I: IntoParallelIterator<Item = Result<T, E>>,
+    {
+        let error = Mutex::new(None);
+        let keep_ok = |item: Result<T, E>| match item {
+            Ok(value) => Some(value),
+            Err(e) => {
+                let mut error = error
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                error.get_or_insert(e);
+                None
+            }
+        };
+        let collection = C::from_par_iter(iter.into_par_iter().filter_map(keep_ok));
+        match error
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        {
+            Some(e) => Err(e),
+            None => Ok(collection),
+        }
+    }
+}
+
+/// The `Some` values collected into `C`, or `None` if the iterator held one, as rayon's.
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// let all: Option<Vec<u32>> = (1..4u32).into_par_iter().map(|x| x.checked_sub(1)).collect();
+/// assert_eq!(all, Some(vec![0, 1, 2]));
+/// ```
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I>(iter: I) -> Option<C>
+    where
+        I: IntoParallelIterator<Item = Option<T>>,
+    {
+        let with_error = iter.into_par_iter().map(|item| item.ok_or(()));
+        Result::<C, ()>::from_par_iter(with_error).ok()
+    }
+}

@@ -1,0 +1,150 @@
+//! The owned and chunk sources give what `std`'s give: `vec.into_par_iter()` moves each
+//! item out once and drops, once, every item no consumer took (a search that stopped, a
+//! panic, the longer side of a `zip`); `par_chunks` and `par_chunks_mut` cut as
+//! `chunks` and `chunks_mut` do, at every length around the chunk size.
+#![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
+
+use rayforce_pool::prelude::*;
+use rayforce_pool::Pool;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const WIDTH: usize = 3;
+
+/// Counts its drops; carries a value.
+#[derive(Debug)]
+struct Counted<'a>(usize, &'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn counted(n: usize, drops: &AtomicUsize) -> Vec<Counted<'_>> {
+    (0..n).map(|i| Counted(i, drops)).collect()
+}
+
+#[test]
+fn an_owned_vec_moves_every_item_out_once() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    for n in [0, 1, 2, WIDTH, 100_000] {
+        let run = || {
+            let drops = AtomicUsize::new(0);
+            let values: Vec<usize> = counted(n, &drops).into_par_iter().map(|c| c.0).collect();
+            assert_eq!(values, (0..n).collect::<Vec<_>>(), "{n}");
+            assert_eq!(
+                drops.load(Ordering::Relaxed),
+                n,
+                "each item dropped once, {n}"
+            );
+            let strings: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            let total: usize = strings.clone().into_par_iter().map(|s| s.len()).sum();
+            assert_eq!(total, strings.iter().map(String::len).sum::<usize>());
+            let odd: Vec<String> = strings
+                .clone()
+                .into_par_iter()
+                .filter(|s| s.ends_with(['1', '3', '5', '7', '9']))
+                .collect();
+            assert_eq!(
+                odd,
+                strings
+                    .iter()
+                    .filter(|s| s.ends_with(['1', '3', '5', '7', '9']))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            );
+        };
+        run();
+        pool.install(run);
+    }
+}
+
+#[test]
+fn items_an_owned_vec_did_not_hand_out_are_dropped_once() {
+    let n = 200_000;
+    // A search that stops early.
+    let drops = AtomicUsize::new(0);
+    let found = counted(n, &drops)
+        .into_par_iter()
+        .find_any(|c| c.0 == 1234)
+        .map(|c| c.0);
+    assert_eq!(found, Some(1234));
+    assert_eq!(drops.load(Ordering::Relaxed), n, "find_any");
+    let drops = AtomicUsize::new(0);
+    let first = counted(n, &drops)
+        .into_par_iter()
+        .position_first(|c| c.0 % 1000 == 999);
+    assert_eq!(first, Some(999));
+    assert_eq!(drops.load(Ordering::Relaxed), n, "position_first");
+    // The longer side of a zip.
+    let drops = AtomicUsize::new(0);
+    let pairs = counted(n, &drops)
+        .into_par_iter()
+        .zip(counted(n / 2, &drops))
+        .count();
+    assert_eq!(pairs, n / 2);
+    assert_eq!(drops.load(Ordering::Relaxed), n + n / 2, "zip");
+    // A panic in the middle, in place and by ranges.
+    for exact in [true, false] {
+        let drops = AtomicUsize::new(0);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            let items = counted(n, &drops).into_par_iter();
+            let step = |c: Counted<'_>| {
+                assert!(c.0 != 77_777, "item {}", c.0);
+                c.0
+            };
+            if exact {
+                items.map(step).collect::<Vec<_>>()
+            } else {
+                items.filter(|c| c.0 % 2 == 1).map(step).collect()
+            }
+        }));
+        assert!(outcome.is_err(), "the panic resumes");
+        assert_eq!(
+            drops.load(Ordering::Relaxed),
+            n,
+            "each item dropped once, exact {exact}"
+        );
+    }
+    // Never consumed at all.
+    let drops = AtomicUsize::new(0);
+    drop(counted(1000, &drops).into_par_iter());
+    assert_eq!(drops.load(Ordering::Relaxed), 1000);
+}
+
+#[test]
+fn chunks_cut_as_std_cuts() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    for len in [0, 1, 2, 6, 7, 8, 9, 100_003] {
+        let xs: Vec<u32> = (0..len as u32).collect();
+        for size in [1, 2, 7, 8, 1000] {
+            let check = || {
+                let sums: Vec<u32> = xs.par_chunks(size).map(|c| c.iter().sum()).collect();
+                let serial: Vec<u32> = xs.chunks(size).map(|c| c.iter().sum()).collect();
+                assert_eq!(sums, serial, "len {len}, size {size}");
+                assert_eq!(xs.par_chunks(size).len(), serial.len());
+                let mut ys = xs.clone();
+                ys.par_chunks_mut(size).enumerate().for_each(|(i, chunk)| {
+                    chunk.iter_mut().for_each(|y| *y += i as u32);
+                });
+                let mut serial_ys = xs.clone();
+                serial_ys
+                    .chunks_mut(size)
+                    .enumerate()
+                    .for_each(|(i, chunk)| {
+                        chunk.iter_mut().for_each(|y| *y += i as u32);
+                    });
+                assert_eq!(ys, serial_ys, "mut, len {len}, size {size}");
+            };
+            check();
+            pool.install(check);
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "chunk_size must not be zero")]
+fn a_zero_chunk_size_is_refused() {
+    let _ = [1, 2, 3].par_chunks(0);
+}
