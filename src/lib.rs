@@ -13,7 +13,10 @@ mod runtime;
 #[doc(hidden)]
 pub use cpu_time::process_cpu_time;
 pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
-pub use rayforce_pool::{current_num_threads, iter, join, prelude, scope, Pool, Scope, Wide};
+pub use rayforce_pool::{
+    current_num_threads, iter, join, prelude, scope, Pool, Scope, ThreadPool, ThreadPoolBuildError,
+    ThreadPoolBuilder, Wide,
+};
 pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};
 #[cfg(feature = "rayon")]
 pub use rayon_bridge::RayonInitError;

@@ -33,6 +33,9 @@ pub enum BuildError {
         /// The largest it accepts.
         max: u64,
     },
+    /// [`build_global`](PoolBuilder::build_global): a default pool was chosen or built
+    /// already (a free function or parallel iterator ran before).
+    GlobalPoolAlreadyInitialized,
     /// The [`on_thread_start`](PoolBuilder::on_thread_start) hook panicked on a helper.
     ThreadStart {
         /// The helper's index (1-based; the caller is worker 0).
@@ -57,6 +60,10 @@ impl fmt::Display for BuildError {
                 "{setting}({value}) is out of range: expected at most {max}"
             ),
             BuildError::Spawn(err) => write!(f, "could not start a pool helper thread: {err}"),
+            BuildError::GlobalPoolAlreadyInitialized => f.write_str(
+                "build_global: the default pool was already chosen or built (a parallel \
+                 iterator, join or scope ran before); call build_global first",
+            ),
             BuildError::ThreadStart { helper, message } => write!(
                 f,
                 "the thread-start hook panicked on pool helper {helper}: {message}"
@@ -123,6 +130,11 @@ impl Pool {
 }
 
 impl PoolBuilder {
+    /// A builder with nothing set, as [`Pool::builder`]: rayon's `ThreadPoolBuilder::new`.
+    pub fn new() -> PoolBuilder {
+        PoolBuilder::default()
+    }
+
     /// Every explicit setting within its bound (readings and tunables are bounded already).
     fn check_bounds(&self) -> Result<(), BuildError> {
         let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
@@ -164,6 +176,22 @@ impl PoolBuilder {
     /// wide width as well. A width set here stays: readings of the machine do not change it.
     pub fn workers(mut self, workers: usize) -> Self {
         self.workers = Some(workers);
+        self
+    }
+
+    /// As rayon's `num_threads`: the threads that run the pool's work, `n`: the caller of an
+    /// operation, which takes part, and `n - 1` helpers, so a region has `n` participants,
+    /// as a rayon pool of `n` threads has (its caller waits instead); `0` leaves the count
+    /// to the CPU policy and the tunables, as rayon's `0` leaves it to its default. Sets
+    /// [`workers`](Self::workers) otherwise.
+    ///
+    /// ```
+    /// use rayforce_pool::ThreadPoolBuilder;
+    /// let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 3);
+    /// ```
+    pub fn num_threads(mut self, threads: usize) -> Self {
+        self.workers = (threads != 0).then_some(threads);
         self
     }
 
@@ -255,6 +283,31 @@ impl PoolBuilder {
     pub fn on_place(mut self, hook: impl Fn(usize, Option<usize>) + Send + Sync + 'static) -> Self {
         self.on_place = Some(Box::new(hook));
         self
+    }
+
+    /// Builds the pool and makes it the default one (rayon's global pool): where parallel
+    /// iterators, [`join`](crate::join) and [`scope`](crate::scope) run outside any pool's
+    /// task or `install`. Fails, building nothing, once a default pool was chosen or built.
+    ///
+    /// ```
+    /// let built = rayforce_pool::ThreadPoolBuilder::new().num_threads(2).build_global();
+    /// if built.is_ok() {
+    ///     assert_eq!(rayforce_pool::current_num_threads(), 2);
+    /// }
+    /// ```
+    pub fn build_global(self) -> Result<(), BuildError> {
+        if crate::default_pool::settled() {
+            return Err(BuildError::GlobalPoolAlreadyInitialized);
+        }
+        let pool: &'static Pool = Box::leak(Box::new(self.build()?));
+        if pool.set_default() {
+            Ok(())
+        } else {
+            // SAFETY: from `Box::leak` above; `set_default` kept no reference to it (it
+            // stores the pointer only when it returns true), so this is the only one.
+            drop(unsafe { Box::from_raw(std::ptr::from_ref(pool).cast_mut()) });
+            Err(BuildError::GlobalPoolAlreadyInitialized)
+        }
     }
 
     /// Starts the pool; refuses settings above their bounds ([`BuildError::OutOfRange`]).

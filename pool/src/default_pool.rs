@@ -27,6 +27,15 @@ pub(crate) fn get() -> &'static Pool {
     build()
 }
 
+/// Whether a default pool was chosen or built already.
+pub(crate) fn settled() -> bool {
+    // Acquire: as in `get`.
+    let chosen = !CHOSEN.load(Ordering::Acquire).is_null();
+    #[cfg(not(rayforce_loom))]
+    let chosen = chosen || BUILT.get().is_some();
+    chosen
+}
+
 /// Makes `pool` the default, unless one was chosen or built already; whether it is now.
 pub(crate) fn choose(pool: &'static Pool) -> bool {
     // Acquire: as in `get`.

@@ -56,11 +56,16 @@ mod worker;
 mod tests;
 
 pub use builder::{widths, BuildError, PoolBuilder};
+/// rayon's names for the pool and its builder: a program's `use rayon::ThreadPoolBuilder`
+/// becomes `use rayforce_pool::ThreadPoolBuilder`.
+pub use builder::{BuildError as ThreadPoolBuildError, PoolBuilder as ThreadPoolBuilder};
 pub use fork_once::ForkOnceCell;
 pub use free::{current_num_threads, join, scope};
 pub use limits::MAX_WIDTH;
 pub use ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan, Runs, Wide};
 pub use placed::{HelperPlacement, PlaceFailure};
+/// rayon's name for [`Pool`].
+pub use pool::Pool as ThreadPool;
 pub use pool::Pool;
 pub use scope::Scope;
 pub use slot::SignalState;

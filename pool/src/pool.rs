@@ -271,6 +271,13 @@ impl Pool {
         self.capped(self.active().0)
     }
 
+    /// The pool's [`width`](Self::width), under rayon's name (`ThreadPool::current_num_threads`):
+    /// the threads a region runs on, the caller included.
+    #[must_use]
+    pub fn current_num_threads(&self) -> usize {
+        self.width()
+    }
+
     /// Participants in a `dispatch_wide`, the caller included: the active wide width (its
     /// extra helpers start on first use), fewer if helpers could not be started.
     #[must_use]
