@@ -82,7 +82,7 @@ pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
-        ParallelSlice, ParallelSliceMut,
+        ParallelSlice, ParallelSliceMut, ParallelString,
     };
     pub use crate::ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
 }

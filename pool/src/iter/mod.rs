@@ -21,6 +21,7 @@ mod extend;
 mod fold;
 mod owned;
 mod source;
+mod text;
 
 pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Map, Zip};
 pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
@@ -32,6 +33,7 @@ pub use source::{
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut,
     RangeInclusiveIter, RangeIter,
 };
+pub use text::{Chars, Lines, ParallelString, Pattern, Split, SplitWhitespace};
 
 use drive::sealed::Drive;
 use std::cmp::Ordering as CmpOrdering;
