@@ -406,7 +406,8 @@ impl Pool {
     /// The data-parallel operations' hook (`ops/pipeline.rs`, README "The operations'
     /// hook"): runs `f(participant, range)` over claimed ranges of `0..n_tasks`, narrow or
     /// `wide`, on at most `participants` participants, each participant's `rank` below
-    /// that; once `stop` is set, no participant claims another range. The tasks are
+    /// that, no claim of more than `most_per_claim` tasks; once `stop` is set, no
+    /// participant claims another range. The tasks are
     /// independent: they run inline when every slot is taken, and may wake sleeping helpers
     /// late (README "Waking late"). `Err` only in a child forked from inside a task, where
     /// the tasks the parent's helpers held never finish (README "Fork"), with the region's
@@ -416,7 +417,7 @@ impl Pool {
         &self,
         n_tasks: usize,
         wide: bool,
-        participants: usize,
+        (participants, most_per_claim): (usize, usize),
         stop: Option<&AtomicBool>,
         f: &(dyn Fn(Participant, Range<usize>) + Sync),
     ) -> Result<(), Forked> {
@@ -426,6 +427,7 @@ impl Pool {
             workers: usize::MAX,
             stop,
             independent: true,
+            most_per_claim,
         };
         self.run(n_tasks, &Chunks(f), region)
     }
@@ -570,7 +572,8 @@ fn run_on<T: Tasks>(
         return Ok(());
     };
     let permits = permits(n_tasks, helpers);
-    let job = Job::new(closure, n_tasks, permits + 1, region.stop, &alive);
+    let mut job = Job::new(closure, n_tasks, permits + 1, region.stop, &alive);
+    job.max_chunk = job.max_chunk.min(region.most_per_claim.max(1));
     // Nothing from here to the end of step 6 may unwind: helpers hold pointers into the
     // caller's closure (README "Panics").
     let guard = AbortOnUnwind("a dispatch between posting and quiet");
@@ -606,7 +609,7 @@ fn run_on<T: Tasks>(
 pub(crate) fn run_chunks_on(
     shared: &Shared,
     n_tasks: usize,
-    participants: usize,
+    (participants, most_per_claim): (usize, usize),
     stop: Option<&AtomicBool>,
     f: &(dyn Fn(Participant, Range<usize>) + Sync),
 ) -> Result<(), Forked> {
@@ -619,6 +622,7 @@ pub(crate) fn run_chunks_on(
         workers: usize::MAX,
         stop,
         independent: true,
+        most_per_claim,
     };
     let most = shared.width() - 1;
     let helpers = most.min(participants.max(1) - 1);

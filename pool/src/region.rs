@@ -35,6 +35,8 @@ pub(crate) struct Region<'a> {
     /// "Waking late"), and with every slot taken the tasks run inline. `dispatch`'s tasks
     /// may wait for each other: it wakes at once, and waits for a slot.
     pub(crate) independent: bool,
+    /// The most tasks one claim takes (an iterator's `with_max_len`), at least 1.
+    pub(crate) most_per_claim: usize,
 }
 
 impl Region<'_> {
@@ -45,6 +47,7 @@ impl Region<'_> {
         workers: usize::MAX,
         stop: None,
         independent: false,
+        most_per_claim: usize::MAX,
     };
     /// As `dispatch_wide`: up to the pool's wide width, every task.
     pub(crate) const WIDE: Region<'static> = Region {

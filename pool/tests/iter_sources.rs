@@ -148,3 +148,49 @@ fn chunks_cut_as_std_cuts() {
 fn a_zero_chunk_size_is_refused() {
     let _ = [1, 2, 3].par_chunks(0);
 }
+
+#[test]
+fn with_min_len_and_with_max_len_bound_the_claimed_ranges() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    pool.install(|| {
+        // One range of every position: one thread saw them all.
+        let threads: std::collections::HashSet<_> = (0..100_000u32)
+            .into_par_iter()
+            .with_min_len(100_000)
+            .map(|_| std::thread::current().id())
+            .collect();
+        assert_eq!(threads.len(), 1, "a range below the minimum was claimed");
+        // Ranges of one position: a panicking item stops no other.
+        let ran = AtomicUsize::new(0);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            (0..10_000u32)
+                .into_par_iter()
+                .with_max_len(1)
+                .for_each(|i| {
+                    assert!(i != 7_777, "item {i}");
+                    ran.fetch_add(1, Ordering::Relaxed);
+                });
+        }));
+        assert!(outcome.is_err());
+        assert_eq!(
+            ran.into_inner(),
+            9_999,
+            "every item but the panicking one ran"
+        );
+        // Both, through adaptors, and results as without them.
+        let xs: Vec<u64> = (0..100_003).collect();
+        let squares: Vec<u64> = xs
+            .par_iter()
+            .with_min_len(7)
+            .with_max_len(50)
+            .map(|x| x * x)
+            .collect();
+        assert_eq!(squares, xs.iter().map(|x| x * x).collect::<Vec<_>>());
+        let evens = xs
+            .par_iter()
+            .with_max_len(3)
+            .filter(|&&x| x % 2 == 0)
+            .count();
+        assert_eq!(evens, 50_002);
+    });
+}

@@ -41,6 +41,14 @@ macro_rules! with_closure {
                 $exact && self.base.exact()
             }
 
+            fn min_len(&self) -> usize {
+                self.base.min_len()
+            }
+
+            fn max_len(&self) -> usize {
+                self.base.max_len()
+            }
+
             unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
                 // SAFETY: the caller's contract, passed on.
                 unsafe { self.base.seq(range) }.$method(&self.f)
@@ -92,6 +100,14 @@ macro_rules! by_value {
                 self.base.exact()
             }
 
+            fn min_len(&self) -> usize {
+                self.base.min_len()
+            }
+
+            fn max_len(&self) -> usize {
+                self.base.max_len()
+            }
+
             unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
                 // SAFETY: the caller's contract, passed on.
                 unsafe { self.base.seq(range) }.$method()
@@ -131,6 +147,14 @@ impl<I: Drive> Drive for Enumerate<I> {
         true
     }
 
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: the caller's contract, passed on.
         range.clone().zip(unsafe { self.base.seq(range) })
@@ -158,6 +182,14 @@ impl<A: Drive, B: Drive> Drive for Zip<A, B> {
 
     fn exact(&self) -> bool {
         true
+    }
+
+    fn min_len(&self) -> usize {
+        self.a.min_len().max(self.b.min_len())
+    }
+
+    fn max_len(&self) -> usize {
+        self.a.max_len().min(self.b.max_len())
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
@@ -195,6 +227,14 @@ where
 
     fn exact(&self) -> bool {
         false
+    }
+
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+
+    fn max_len(&self) -> usize {
+        self.base.max_len()
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {

@@ -4,7 +4,7 @@
 //! once). Any other (after a `filter`) gathers each range's items where it ran, then copies
 //! the ranges into the `Vec` in order: one copy.
 
-use super::drive::Drive;
+use super::drive::{grain, Drive};
 use super::{IntoParallelIterator, ParallelIterator};
 use crate::ops::map::{map_ranges, write_results};
 use crate::ops::pipeline;
@@ -41,7 +41,7 @@ impl<T: Send> FromParallelIterator<T> for Vec<T> {
 
 /// An indexed iterator's items, each written at its index.
 fn in_place<I: ParallelIterator>(iter: &I) -> Vec<I::Item> {
-    Target::current(|runs| {
+    Target::current(grain(iter), |runs| {
         map_ranges(runs, iter.positions(), &|range, part, caught| {
             let start = range.start;
             // SAFETY: the pipeline's ranges are disjoint, and `write_results` asks for
@@ -72,7 +72,7 @@ where
     P: Send,
     G: Fn(I::Seq<'_>) -> P + Sync,
 {
-    let mut parts: Vec<(usize, P)> = Target::current(|runs| {
+    let mut parts: Vec<(usize, P)> = Target::current(grain(iter), |runs| {
         pipeline::run_any_state(
             runs,
             iter.positions(),

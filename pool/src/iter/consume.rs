@@ -4,7 +4,7 @@
 //! that does not commute, ties in `min` and `max`, the first match), ranges keep their
 //! start and the states are combined in the iterator's order.
 
-use super::drive::{ordered, Drive, Order};
+use super::drive::{grain, ordered, Drive, Order};
 use crate::ops::find::find_in_blocks;
 use crate::ops::pipeline;
 use crate::ops::region::Target;
@@ -24,7 +24,7 @@ where
     I: Drive,
     S: Send,
 {
-    Target::current(|runs| {
+    Target::current(grain(iter), |runs| {
         pipeline::run_any_state(runs, iter.positions(), init, fold, |mut states| {
             combine(&mut states)
         })
@@ -166,7 +166,9 @@ where
         // SAFETY: a block of a range the pipeline claimed: disjoint from the others.
         unsafe { ordered(iter, from..to) }.find(|(_, x)| pred(x))
     };
-    Target::current(|runs| find_in_blocks(runs, iter.positions(), &search, |&(order, _)| order))
+    Target::current(grain(iter), |runs| {
+        find_in_blocks(runs, iter.positions(), &search, |&(order, _)| order)
+    })
 }
 
 /// The first match of `pred` in the iterator's order, with its [`Order`]. Every range is

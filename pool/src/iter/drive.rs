@@ -2,6 +2,7 @@
 //! positions (its source's indices), any range of which yields that range's items in order,
 //! and its consumer folds the ranges the pipeline hands each participant.
 
+use crate::ops::region::Grain;
 use std::ops::Range;
 
 /// The seal: [`Drive`] is a trait of a private module, so only the crate's iterators
@@ -25,6 +26,18 @@ pub(crate) mod sealed {
         /// and `map`, `enumerate`, `zip`, `copied`, `cloned` over indexed ones).
         fn exact(&self) -> bool;
 
+        /// The fewest positions a claimed range should hold, the last excepted
+        /// (`with_min_len`); adaptors pass their base's on.
+        fn min_len(&self) -> usize {
+            1
+        }
+
+        /// The most positions a claimed range may hold (`with_max_len`); adaptors pass
+        /// their base's on.
+        fn max_len(&self) -> usize {
+            usize::MAX
+        }
+
         /// The items of the positions in `range`, in order.
         ///
         /// # Safety
@@ -35,6 +48,14 @@ pub(crate) mod sealed {
 }
 
 pub(crate) use sealed::Drive;
+
+/// How finely a consumer claims `iter`'s positions.
+pub(crate) fn grain<I: Drive>(iter: &I) -> Grain {
+    Grain {
+        min: iter.min_len(),
+        max: iter.max_len(),
+    }
+}
 
 /// Items with where they stand: `(range start, index in the range)` orders them as the
 /// iterator does, also after a `filter`.

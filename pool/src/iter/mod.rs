@@ -19,6 +19,7 @@ mod consume;
 mod drive;
 mod extend;
 mod fold;
+mod grain;
 mod owned;
 mod source;
 mod text;
@@ -28,6 +29,7 @@ pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
 pub use collect::FromParallelIterator;
 pub use extend::ParallelExtend;
 pub use fold::Fold;
+pub use grain::{MaxLen, MinLen};
 pub use owned::IntoIter;
 pub use source::{
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut,
@@ -509,6 +511,42 @@ pub trait IndexedParallelIterator: ParallelIterator {
         }
     }
 
+    /// The same items, claimed in ranges of at least `min` positions (the last excepted):
+    /// for items so cheap that the pool's clock-sized claims would cut them too finely, or
+    /// to keep a per-range cost (a buffer, a connection) rare. Rayon's hint, kept exactly.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::sync::Mutex;
+    /// let sizes = Mutex::new(Vec::new());
+    /// (0..10_000u32).into_par_iter().with_min_len(1000).fold(|| 0, |n, _| n + 1).for_each(|n| {
+    ///     sizes.lock().unwrap().push(n);
+    /// });
+    /// assert_eq!(sizes.into_inner().unwrap().iter().sum::<usize>(), 10_000);
+    /// ```
+    fn with_min_len(self, min: usize) -> MinLen<Self> {
+        MinLen {
+            base: self,
+            len: min.max(1),
+        }
+    }
+
+    /// The same items, claimed in ranges of at most `max` positions: for items whose cost
+    /// varies so much that one claim of many could hold the region up, or (at 1) to run each
+    /// item as a task of its own, so that a panicking item stops no other.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let total: u64 = (0..100u64).into_par_iter().with_max_len(1).map(|x| x * x).sum();
+    /// assert_eq!(total, 328_350);
+    /// ```
+    fn with_max_len(self, max: usize) -> MaxLen<Self> {
+        MaxLen {
+            base: self,
+            len: max.max(1),
+        }
+    }
+
     /// The index of an item for which `pred` holds, not necessarily the first; once one is
     /// found, no participant looks further.
     ///
@@ -571,4 +609,6 @@ where
 {
 }
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for MinLen<I> {}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for MaxLen<I> {}
 impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator for Zip<A, B> {}

@@ -40,37 +40,67 @@ pub(crate) trait Regions: Sync {
 impl<R: Runs + ?Sized> Regions for R {
     fn target(&self) -> Target<'_> {
         let (pool, wide) = self.pool_and_wide();
-        Target::Pool(pool, wide)
+        Target {
+            on: On::Pool(pool, wide),
+            grain: Grain::ANY,
+        }
     }
 }
 
-/// Where a region runs: a pool, narrow or wide; or a pool known only by its crew's shared
-/// state, as in its tasks and helpers, narrow.
+/// Where a region runs, and how finely its positions are claimed.
 #[derive(Clone, Copy)]
-pub(crate) enum Target<'a> {
+pub(crate) struct Target<'a> {
+    on: On<'a>,
+    grain: Grain,
+}
+
+/// A pool, narrow or wide; or a pool known only by its crew's shared state, as in its
+/// tasks and helpers, narrow.
+#[derive(Clone, Copy)]
+enum On<'a> {
     Pool(&'a Pool, bool),
     Crew(&'a Shared),
 }
 
+/// How finely a region's positions are claimed: in units of `min` positions (the last may
+/// be shorter), at most `max` positions a claim where `max >= min` (else one unit): a
+/// parallel iterator's `with_min_len` and `with_max_len`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Grain {
+    pub(crate) min: usize,
+    pub(crate) max: usize,
+}
+
+impl Grain {
+    /// Any range the claiming policy chooses.
+    pub(crate) const ANY: Grain = Grain {
+        min: 1,
+        max: usize::MAX,
+    };
+}
+
 impl Target<'_> {
     /// Runs `f` on the current pool (README "Joining"): the one whose `install`, task or
-    /// helper this thread is in, else the default pool.
-    pub(crate) fn current<T>(f: impl FnOnce(&Target<'_>) -> T) -> T {
-        crate::current::map(|shared| match shared {
-            Some(shared) => f(&Target::Crew(shared)),
-            None => f(&Target::Pool(crate::default_pool::get(), false)),
+    /// helper this thread is in, else the default pool; claims by `grain`.
+    pub(crate) fn current<T>(grain: Grain, f: impl FnOnce(&Target<'_>) -> T) -> T {
+        crate::current::map(|shared| {
+            let on = match shared {
+                Some(shared) => On::Crew(shared),
+                None => On::Pool(crate::default_pool::get(), false),
+            };
+            f(&Target { on, grain })
         })
     }
 
     /// The most participants a region runs on now.
     pub(crate) fn width_now(self) -> usize {
-        match self {
-            Target::Pool(pool, wide) => pool.region_width(wide),
-            Target::Crew(shared) => shared.width(),
+        match self.on {
+            On::Pool(pool, wide) => pool.region_width(wide),
+            On::Crew(shared) => shared.width(),
         }
     }
 
-    /// The operations' hook: `Pool::run_chunks`.
+    /// The operations' hook: `Pool::run_chunks`, by the target's grain.
     pub(crate) fn run_chunks(
         self,
         n: usize,
@@ -78,9 +108,37 @@ impl Target<'_> {
         stop: Option<&AtomicBool>,
         f: &(dyn Fn(Participant, Range<usize>) + Sync),
     ) -> Result<(), Forked> {
-        match self {
-            Target::Pool(pool, wide) => pool.run_chunks(n, wide, participants, stop, f),
-            Target::Crew(shared) => crate::pool::run_chunks_on(shared, n, participants, stop, f),
+        if self.grain == Grain::ANY {
+            return self.run_units(n, (participants, usize::MAX), stop, f);
+        }
+        let Grain { min, max } = self.grain;
+        let min = min.max(1);
+        let positions = |units: Range<usize>| {
+            let end = units.end.saturating_mul(min).min(n);
+            units.start.saturating_mul(min).min(end)..end
+        };
+        let most = (max / min).max(1);
+        self.run_units(
+            n.div_ceil(min),
+            (participants, most),
+            stop,
+            &|who, units| {
+                f(who, positions(units));
+            },
+        )
+    }
+
+    /// `run_chunks` over `n` units, at most `(participants, units per claim)`.
+    fn run_units(
+        self,
+        n: usize,
+        limits: (usize, usize),
+        stop: Option<&AtomicBool>,
+        f: &(dyn Fn(Participant, Range<usize>) + Sync),
+    ) -> Result<(), Forked> {
+        match self.on {
+            On::Pool(pool, wide) => pool.run_chunks(n, wide, limits, stop, f),
+            On::Crew(shared) => crate::pool::run_chunks_on(shared, n, limits, stop, f),
         }
     }
 }

@@ -42,7 +42,7 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
         let outcome = pool.run_chunks(
             4,
             false,
-            usize::MAX,
+            (usize::MAX, usize::MAX),
             Some(&stop),
             &|_: Participant, range| {
                 for task in range {
