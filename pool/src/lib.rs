@@ -81,8 +81,8 @@ pub use sync::model as loom_model;
 pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator,
-        ParallelSlice, ParallelSliceMut, ParallelString,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelExtend,
+        ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
     };
     pub use crate::ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
 }

@@ -1,7 +1,7 @@
 //! `fold`, `flat_map_iter`, `unzip`, `par_extend` and `collect` into `std`'s collections,
 //! a `String`, a `Result` and an `Option` give what `std`'s sequential forms give (a later
-//! duplicate key's value wins in a map), and `fold`'s identity runs once per participant,
-//! however many ranges it claims.
+//! duplicate key's value wins in a map), and `fold`'s accumulators are in order, its
+//! identity run at most 8 times per thread however many items there are.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::prelude::*;
@@ -34,9 +34,23 @@ fn check_all(xs: &[u64]) {
         .sum::<u64>();
     assert_eq!(total, xs.iter().sum::<u64>(), "fold then sum, {n}");
     let made = made.into_inner();
+    let most = 8 * rayforce_pool::current_num_threads();
     assert!(
-        (1..=WIDTH.max(rayforce_pool::current_num_threads())).contains(&made),
-        "identity ran {made} times for {n} items: once per participant"
+        (1..=most).contains(&made),
+        "identity ran {made} times for {n} items: at most {most}, 8 per thread"
+    );
+    // The accumulators keep the items' order, as rayon's: the linked-list idiom.
+    let runs: std::collections::LinkedList<Vec<u64>> = xs
+        .par_iter()
+        .fold(Vec::new, |mut run, &x| {
+            run.push(x);
+            run
+        })
+        .collect();
+    assert_eq!(
+        runs.into_iter().flatten().collect::<Vec<_>>(),
+        xs,
+        "fold keeps order, {n}"
     );
     let longest = xs
         .par_iter()

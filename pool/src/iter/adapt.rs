@@ -1,12 +1,12 @@
 //! The adaptors: each wraps an iterator and changes what a range of positions yields
-//! (`map`, `filter`, `filter_map`, `copied`, `cloned`, `flat_map_iter`), or pairs
+//! (`map`, `inspect`, `filter`, `filter_map`, `copied`, `cloned`, `flat_map_iter`), or pairs
 //! positions with their index or another indexed iterator's items (`enumerate`, `zip`).
 
 use super::drive::sealed::Drive;
 use std::ops::Range;
 
 /// An adaptor that runs each range's items through a closure, by the `std` adaptor of the
-/// same name: `Map`, `Filter` and `FilterMap`. `exact`: whether it keeps one item per
+/// same name: `Map`, `Inspect`, `Filter` and `FilterMap`. `exact`: whether it keeps one item per
 /// position when its base does.
 macro_rules! with_closure {
     (
@@ -14,11 +14,17 @@ macro_rules! with_closure {
         [$($bound:tt)*], $item:ty, $method:ident, exact: $exact:literal
     ) => {
         $(#[$doc])*
-        #[derive(Debug, Clone)]
+        #[derive(Clone)]
         #[must_use = "iterators do nothing until consumed"]
         pub struct $name<$base, $f> {
             pub(crate) base: $base,
             pub(crate) f: $f,
+        }
+
+        impl<$base: std::fmt::Debug, $f> std::fmt::Debug for $name<$base, $f> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name)).field("base", &self.base).finish_non_exhaustive()
+            }
         }
 
         impl<$base, $f $(, $out)?> Drive for $name<$base, $f>
@@ -60,6 +66,10 @@ macro_rules! with_closure {
 with_closure!(
     /// `iter.map(f)`: `f` of each item.
     Map<I, F, R>, [Fn(I::Item) -> R], R, map, exact: true
+);
+with_closure!(
+    /// `iter.inspect(f)`: the items, each first passed to `f` by reference.
+    Inspect<I, F>, [Fn(&I::Item)], I::Item, inspect, exact: true
 );
 with_closure!(
     /// `iter.filter(pred)`: the items for which `pred` holds.
@@ -201,11 +211,19 @@ impl<A: Drive, B: Drive> Drive for Zip<A, B> {
 
 /// `iter.flat_map_iter(f)`: the items of the serial iterator `f` makes of each item, in
 /// order.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct FlatMapIter<I, F> {
     pub(crate) base: I,
     pub(crate) f: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for FlatMapIter<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlatMapIter")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F, U> Drive for FlatMapIter<I, F>

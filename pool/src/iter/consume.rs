@@ -31,23 +31,6 @@ where
     })
 }
 
-/// Each participant's state, made by the first range it claims and folded through the
-/// items of every range it claims: the states made, in participant order.
-pub(crate) fn per_participant<I, S, F>(iter: &I, fold: F) -> Vec<S>
-where
-    I: Drive,
-    S: Send,
-    F: Fn(&mut Option<S>, I::Seq<'_>) + Sync,
-{
-    run(
-        iter,
-        &|| None,
-        // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
-        |state, range| fold(state, unsafe { iter.seq(range) }),
-        |states| states.flatten().collect(),
-    )
-}
-
 pub(crate) fn for_each<I: Drive>(iter: &I, f: &(impl Fn(I::Item) + Sync)) {
     run(
         iter,

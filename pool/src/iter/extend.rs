@@ -4,7 +4,8 @@
 //! a `String` is the concatenation of each range's piece, made where it ran; a
 //! `Result`/`Option` is the collection of the `Ok`/`Some` values, or an `Err`/`None`.
 
-use super::collect::ordered_parts;
+use super::collect::{append, ordered_parts};
+use super::drive::grain;
 use super::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
@@ -31,12 +32,7 @@ impl<T: Send> ParallelExtend<T> for Vec<T> {
     where
         I: IntoParallelIterator<Item = T>,
     {
-        let mut items = Vec::from_par_iter(iter);
-        if self.is_empty() {
-            *self = items;
-        } else {
-            self.append(&mut items);
-        }
+        append(self, &iter.into_par_iter());
     }
 }
 
@@ -113,9 +109,46 @@ where
     where
         I: IntoParallelIterator<Item = T>,
     {
-        let pieces = ordered_parts(&iter.into_par_iter(), |items| items.collect::<String>());
+        let iter = iter.into_par_iter();
+        let pieces = ordered_parts(&iter, grain(&iter), |items| items.collect::<String>());
         self.reserve(pieces.iter().map(String::len).sum());
         pieces.iter().for_each(|piece| self.push_str(piece));
+    }
+}
+
+/// Pairs split into two collections, each in order: what `unzip` makes, at any depth
+/// (`(Vec<_>, (Vec<_>, Vec<_>))`), as rayon's.
+impl<A, B, FromA, FromB> ParallelExtend<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + ParallelExtend<A>,
+    FromB: Send + ParallelExtend<B>,
+{
+    fn par_extend<I>(&mut self, iter: I)
+    where
+        I: IntoParallelIterator<Item = (A, B)>,
+    {
+        let (firsts, seconds): (Vec<A>, Vec<B>) = Vec::from_par_iter(iter).into_iter().unzip();
+        self.0.par_extend(firsts);
+        self.1.par_extend(seconds);
+    }
+}
+
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+{
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = (A, B)>,
+    {
+        let mut pair = (FromA::default(), FromB::default());
+        pair.par_extend(iter);
+        pair
     }
 }
 

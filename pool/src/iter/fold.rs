@@ -1,105 +1,59 @@
-//! `fold(identity, op)`: an accumulator per participant, made by `identity` once however
-//! many ranges it claims (rayon makes one per split); the accumulators are the items of a
-//! parallel iterator, computed in one region when a consumer first asks for them.
+//! `fold(identity, op)` and `fold_with(init, op)`: an accumulator per claimed range, the
+//! ranges at least 1/`RANGES_PER_THREAD` of a thread's share, so `identity` runs at most
+//! that often per thread of the pool whatever the number of items (rayon: once per split,
+//! as often as it splits); the accumulators, in the items' order as rayon's, are a
+//! computed source, made by one region over the base.
 
-use super::consume;
-use super::drive::sealed::Drive;
-use super::owned::{Drain, IntoIter};
-use std::ops::Range;
-use std::sync::OnceLock;
+use super::collect::ordered_parts;
+use super::computed::{sealed::Make, Computed};
+use super::drive::{grain, sealed::Drive};
+use super::identity::sealed::Identity;
+use super::identity::CloneOf;
 
-/// The seal: names the type an identity closure makes, so that [`Fold`] has rayon's
-/// three type parameters.
-pub(crate) mod sealed {
-    /// A closure that makes accumulators: `Fn() -> Output`.
-    pub trait Identity: Fn() -> <Self as Identity>::Accumulator {
-        /// The accumulator.
-        type Accumulator;
-    }
+/// Claimed ranges per thread a fold's ranges are sized for, at least: enough for the
+/// claiming to balance uneven items, few enough that `identity` (a buffer, a map) and
+/// combining the accumulators stay cheap.
+const RANGES_PER_THREAD: usize = 8;
 
-    impl<T, F: Fn() -> T> Identity for F {
-        type Accumulator = T;
-    }
-}
+/// `iter.fold(identity, op)`: the accumulators, one per claimed range, in order (one
+/// `identity()` when there are no items).
+pub type Fold<I, ID, F> = Computed<Folding<I, ID, F>>;
 
-use sealed::Identity;
+/// `iter.fold_with(init, op)`: [`Fold`] with clones of `init` for identity.
+pub type FoldWith<I, T, F> = Fold<I, CloneOf<T>, F>;
 
-/// `iter.fold(identity, op)`: the accumulators, one per participant that took items (one
-/// `identity()` when there are none).
-#[must_use = "iterators do nothing until consumed"]
-pub struct Fold<I, ID: Identity, F> {
+/// How a [`Fold`]'s accumulators are made.
+pub struct Folding<I, ID, F> {
     base: I,
     identity: ID,
     op: F,
-    /// Made on first use, from a consumer's caller: a region over `base`.
-    accumulators: OnceLock<IntoIter<ID::Accumulator>>,
 }
 
-impl<I, ID: Identity, F> Fold<I, ID, F> {
+impl<I, ID, F> Folding<I, ID, F> {
     pub(crate) fn new(base: I, identity: ID, op: F) -> Self {
-        Fold {
-            base,
-            identity,
-            op,
-            accumulators: OnceLock::new(),
-        }
+        Folding { base, identity, op }
     }
 }
 
-impl<I: std::fmt::Debug, ID: Identity, F> std::fmt::Debug for Fold<I, ID, F> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Fold")
-            .field("base", &self.base)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<I, ID, F> Fold<I, ID, F>
+impl<I, ID, F> Make for Folding<I, ID, F>
 where
     I: Drive,
-    ID: Identity + Sync,
-    ID::Accumulator: Send,
-    F: Fn(ID::Accumulator, I::Item) -> ID::Accumulator + Sync,
-{
-    /// The accumulators, folded in one region over the base on the current pool the first
-    /// time they are asked for.
-    fn accumulators(&self) -> &IntoIter<ID::Accumulator> {
-        self.accumulators.get_or_init(|| {
-            let mut accumulators = consume::per_participant(&self.base, |acc, items| {
-                let start = acc.take().unwrap_or_else(&self.identity);
-                *acc = Some(items.fold(start, &self.op));
-            });
-            if accumulators.is_empty() {
-                accumulators.push((self.identity)());
-            }
-            IntoIter::new(accumulators)
-        })
-    }
-}
-
-impl<I, ID, F> Drive for Fold<I, ID, F>
-where
-    I: Drive,
-    ID: Identity + Sync,
+    ID: Identity,
     ID::Accumulator: Send,
     F: Fn(ID::Accumulator, I::Item) -> ID::Accumulator + Sync,
 {
     type Item = ID::Accumulator;
-    type Seq<'a>
-        = Drain<'a, ID::Accumulator>
-    where
-        Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.accumulators().positions()
-    }
-
-    fn exact(&self) -> bool {
-        false
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        // SAFETY: the caller's contract, passed on.
-        unsafe { self.accumulators().seq(range) }
+    fn make(&self) -> Vec<ID::Accumulator> {
+        let ranges = crate::current_num_threads() * RANGES_PER_THREAD;
+        let mut coarse = grain(&self.base);
+        coarse.min = coarse.min.max(self.base.positions().div_ceil(ranges));
+        let mut accumulators = ordered_parts(&self.base, coarse, |items| {
+            items.fold(self.identity.make(), &self.op)
+        });
+        if accumulators.is_empty() {
+            accumulators.push(self.identity.make());
+        }
+        accumulators
     }
 }

@@ -13,29 +13,41 @@
 //! `Vec`s and `std`'s other collections, and `par_extend`.
 
 mod adapt;
+mod bridge;
 mod chunks;
 mod collect;
+mod computed;
 mod consume;
 mod drive;
 mod extend;
 mod fold;
+mod fold_chunks;
 mod grain;
+mod identity;
 mod owned;
 mod source;
+mod split;
 mod text;
+mod walk;
 
-pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Map, Zip};
+pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Inspect, Map, Zip};
+pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
 pub use collect::FromParallelIterator;
+pub use computed::Computed;
 pub use extend::ParallelExtend;
-pub use fold::Fold;
+pub use fold::{Fold, FoldWith, Folding};
+pub use fold_chunks::{FoldChunks, FoldChunksWith};
 pub use grain::{MaxLen, MinLen};
+pub use identity::CloneOf;
 pub use owned::IntoIter;
 pub use source::{
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut,
     RangeInclusiveIter, RangeIter,
 };
+pub use split::{split, Cutting};
 pub use text::{Chars, Lines, ParallelString, Pattern, Split, SplitWhitespace};
+pub use walk::{walk_tree_postfix, walk_tree_prefix, WalkTreePostfix, WalkTreePrefix, Walking};
 
 use drive::sealed::Drive;
 use std::cmp::Ordering as CmpOrdering;
@@ -59,6 +71,22 @@ pub trait ParallelIterator: Drive + Sized + Send {
         F: Fn(Self::Item) -> R + Sync + Send,
     {
         Map { base: self, f }
+    }
+
+    /// The same items, each first passed to `f` by reference (to count, log or check them).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let total: u32 = (1..=10u32).into_par_iter().inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); }).sum();
+    /// assert_eq!((total, seen.into_inner()), (55, 10));
+    /// ```
+    fn inspect<F>(self, f: F) -> Inspect<Self, F>
+    where
+        F: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect { base: self, f }
     }
 
     /// The items for which `pred` holds.
@@ -161,13 +189,13 @@ pub trait ParallelIterator: Drive + Sized + Send {
     }
 
     /// The accumulators of `op` over the items, each made by `identity()`: a parallel
-    /// iterator of them, to `reduce`, `sum` or `collect`. Unlike rayon's, one per
-    /// participant that takes items, however many ranges it claims (`identity` runs that
-    /// often, not once per split; one `identity()` when there are none); the items an
-    /// accumulator folds are in order but need not be adjacent, so what combines the
-    /// accumulators should not depend on their order (a sum, a merge of maps or sets).
+    /// iterator of them, in the items' order (each folds a run of adjacent items), to
+    /// `reduce`, `sum` or `collect`, as rayon's. Unlike rayon's, `identity` runs at most 8
+    /// times per thread of the pool whatever the number of items (rayon's runs once per
+    /// split, as often as it splits): an expensive accumulator (a buffer, a map) is made a
+    /// few times per thread, not thousands; one `identity()` when there are no items.
     ///
-    /// A group-by, one map per participant:
+    /// A group-by, a map per accumulator:
     /// ```
     /// use rayforce_pool::prelude::*;
     /// use std::collections::HashMap;
@@ -190,7 +218,22 @@ pub trait ParallelIterator: Drive + Sized + Send {
         ID: Fn() -> T + Sync + Send,
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
-        Fold::new(self, identity, op)
+        Computed::new(Folding::new(self, identity, op))
+    }
+
+    /// As [`fold`](Self::fold), each accumulator a clone of `init`, as rayon's `fold_with`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let total: u64 = (1..=100u64).into_par_iter().fold_with(0, |a, b| a + b).sum();
+    /// assert_eq!(total, 5050);
+    /// ```
+    fn fold_with<T, F>(self, init: T, op: F) -> FoldWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        Computed::new(Folding::new(self, CloneOf::new(init), op))
     }
 
     /// How many items there are.
@@ -455,11 +498,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
         FromA: Default + Send + ParallelExtend<A>,
         FromB: Default + Send + ParallelExtend<B>,
     {
-        let (firsts, seconds): (Vec<A>, Vec<B>) = Vec::from_par_iter(self).into_iter().unzip();
-        let (mut a, mut b) = (FromA::default(), FromB::default());
-        a.par_extend(firsts);
-        b.par_extend(seconds);
-        (a, b)
+        <(FromA, FromB)>::from_par_iter(self)
     }
 }
 
@@ -511,6 +550,52 @@ pub trait IndexedParallelIterator: ParallelIterator {
         }
     }
 
+    /// The items, in order, into `target`, whose items are dropped first and whose storage
+    /// is reused (grown once if too small), as rayon's `collect_into_vec`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut squares = Vec::with_capacity(100);
+    /// (0..100u64).into_par_iter().map(|x| x * x).collect_into_vec(&mut squares);
+    /// assert_eq!((squares[9], squares.len()), (81, 100));
+    /// ```
+    fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
+        target.clear();
+        target.par_extend(self);
+    }
+
+    /// The same iterator. Rayon's `by_exponential_blocks` consumes blocks of growing size one
+    /// after another, so that `find_first` can stop after the first block with a match; the
+    /// pipeline's `find_first` already skips every range that starts past the earliest match
+    /// found, so here no blocks are needed.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<u32> = (0..100_000).collect();
+    /// assert_eq!(xs.par_iter().by_exponential_blocks().find_first(|&&x| x > 10), Some(&11));
+    /// ```
+    fn by_exponential_blocks(self) -> Self {
+        self
+    }
+
+    /// The same iterator, as [`by_exponential_blocks`](Self::by_exponential_blocks) says why.
+    ///
+    /// # Panics
+    /// If `block_size` is 0, as rayon's.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<u32> = (0..100_000).collect();
+    /// assert_eq!(xs.par_iter().by_uniform_blocks(1000).find_first(|&&x| x > 10), Some(&11));
+    /// ```
+    fn by_uniform_blocks(self, block_size: usize) -> Self {
+        assert!(
+            block_size != 0,
+            "by_uniform_blocks: block_size must not be zero"
+        );
+        self
+    }
+
     /// The same items, claimed in ranges of at least `min` positions (the last excepted):
     /// for items so cheap that the pool's clock-sized claims would cut them too finely, or
     /// to keep a per-range cost (a buffer, a connection) rare. Rayon's hint, kept exactly.
@@ -545,6 +630,49 @@ pub trait IndexedParallelIterator: ParallelIterator {
             base: self,
             len: max.max(1),
         }
+    }
+
+    /// Each run of `chunk_size` items (the last may be shorter) folded into one value, from
+    /// `identity()`, in order: an indexed iterator of them, as rayon's `fold_chunks`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let sums: Vec<u32> = (1..=7u32).into_par_iter().fold_chunks(3, || 0, |a, b| a + b).collect();
+    /// assert_eq!(sums, [6, 15, 7]);
+    /// ```
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        T: Send,
+        ID: Fn() -> T + Sync + Send,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        FoldChunks::new(self, chunk_size, identity, op)
+    }
+
+    /// As [`fold_chunks`](Self::fold_chunks), each chunk's fold from a clone of `init`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let products: Vec<u64> = (1..=6u64).into_par_iter().fold_chunks_with(2, 1, |a, b| a * b).collect();
+    /// assert_eq!(products, [2, 12, 30]);
+    /// ```
+    fn fold_chunks_with<T, F>(self, chunk_size: usize, init: T, op: F) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        FoldChunks::new(self, chunk_size, CloneOf::new(init), op)
     }
 
     /// The index of an item for which `pred` holds, not necessarily the first; once one is
@@ -589,6 +717,12 @@ impl<T> IndexedParallelIterator for RangeInclusiveIter<T> where
     RangeInclusiveIter<T>: ParallelIterator
 {
 }
+impl<I, F> IndexedParallelIterator for Inspect<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(&I::Item) + Sync + Send,
+{
+}
 impl<I, F, R> IndexedParallelIterator for Map<I, F>
 where
     I: IndexedParallelIterator,
@@ -610,5 +744,13 @@ where
 }
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {}
 impl<I: IndexedParallelIterator> IndexedParallelIterator for MinLen<I> {}
+impl<I, ID, F> IndexedParallelIterator for FoldChunks<I, ID, F>
+where
+    I: IndexedParallelIterator,
+    ID: identity::sealed::Identity + Send,
+    ID::Accumulator: Send,
+    F: Fn(ID::Accumulator, I::Item) -> ID::Accumulator + Sync + Send,
+{
+}
 impl<I: IndexedParallelIterator> IndexedParallelIterator for MaxLen<I> {}
 impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator for Zip<A, B> {}

@@ -40,6 +40,17 @@ impl<T> std::fmt::Debug for IntoIter<T> {
     }
 }
 
+impl<T: Clone> Clone for IntoIter<T> {
+    /// A copy of the items: all of them, since only a consumer, which takes the iterator,
+    /// moves any out.
+    fn clone(&self) -> Self {
+        // SAFETY: the storage holds `len` initialised items (struct `# Safety`), none moved
+        // out while the iterator can be borrowed outside a consumer.
+        let items = unsafe { std::slice::from_raw_parts(self.buffer.as_ptr(), self.len) };
+        IntoIter::new(items.to_vec())
+    }
+}
+
 // SAFETY: each item goes to one thread, once (struct `# Safety`): `T: Send` suffices, as
 // for `Vec<T>`.
 unsafe impl<T: Send> Send for IntoIter<T> {}

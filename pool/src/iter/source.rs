@@ -102,6 +102,12 @@ pub struct Iter<'data, T> {
     items: &'data [T],
 }
 
+impl<T> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter { items: self.items }
+    }
+}
+
 impl<'data, T: Sync + 'data> Drive for Iter<'data, T> {
     type Item = &'data T;
     type Seq<'a>

@@ -79,7 +79,20 @@ where
     R: Regions + ?Sized,
     U: Send,
 {
-    let mut out: Vec<U> = Vec::with_capacity(n);
+    let mut out = Vec::new();
+    append_ranges(runs, &mut out, n, write);
+    out
+}
+
+/// As [`map_ranges`], the `n` results appended to `out`'s items, in its storage (grown
+/// once); if a call panicked, `out` keeps the items it had.
+pub(crate) fn append_ranges<R, U>(runs: &R, out: &mut Vec<U>, n: usize, write: &WriteRange<'_, U>)
+where
+    R: Regions + ?Sized,
+    U: Send,
+{
+    out.reserve(n);
+    let had = out.len();
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
     // Forked from inside a call: which results the parent's helpers wrote is unknown here,
     // so none is dropped (the storage is freed, its items leaked) and the child panics.
@@ -105,9 +118,9 @@ where
     );
     if holes.is_empty() {
         // SAFETY: every index ran (a region runs every task it is given) and wrote its
-        // result; none panicked.
-        unsafe { out.set_len(n) };
-        return out;
+        // result; none panicked. The first `had` were initialised already.
+        unsafe { out.set_len(had + n) };
+        return;
     }
     drop_written(&mut out.spare_capacity_mut()[..n], holes);
     crate::panics::resume(first);

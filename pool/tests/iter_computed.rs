@@ -1,0 +1,166 @@
+//! The sources made whole before they are consumed, and the bridge: `iter::split` yields
+//! every piece its splitter leaves, in order; `walk_tree_prefix`/`walk_tree_postfix` every
+//! node, in prefix/postfix order; `par_bridge` every item of a sequential iterator once.
+#![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
+
+use rayforce_pool::prelude::*;
+use rayforce_pool::{iter, Pool};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const WIDTH: usize = 3;
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        fib(n - 1) + fib(n - 2)
+    }
+}
+
+fn check_split() {
+    let cut = |n: u64| {
+        if n < 2 {
+            (n, None)
+        } else {
+            (n - 2, Some(n - 1))
+        }
+    };
+    assert_eq!(iter::split(25u64, cut).map(fib).sum::<u64>(), fib(25));
+    // Ranges halved until a piece is at most 10 long: the pieces are the range, in order.
+    let halve = |r: std::ops::Range<u32>| {
+        if r.len() <= 10 {
+            (r, None)
+        } else {
+            let mid = r.start + r.len() as u32 / 2;
+            (r.start..mid, Some(mid..r.end))
+        }
+    };
+    let pieces: Vec<std::ops::Range<u32>> = iter::split(0..100_000u32, halve).collect();
+    assert_eq!(pieces.first().map(|r| r.start), Some(0));
+    assert!(
+        pieces.windows(2).all(|w| w[0].end == w[1].start),
+        "in order, no gap"
+    );
+    assert_eq!(pieces.last().map(|r| r.end), Some(100_000));
+    let items: Vec<u32> = iter::split(0..100_000u32, halve)
+        .flat_map_iter(|r| r)
+        .collect();
+    assert_eq!(items, (0..100_000).collect::<Vec<_>>());
+    // A quicksort by split, as rayon-demo's: every piece sorted where it is.
+    let mut xs: Vec<u64> = (0..200_000u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40)
+        .collect();
+    let mut sorted = xs.clone();
+    sorted.sort_unstable();
+    iter::split(&mut xs[..], |v| {
+        if v.len() < 2 {
+            return (v, None);
+        }
+        let pivot = v[v.len() / 2];
+        let mut lo = 0;
+        for i in 0..v.len() {
+            if v[i] < pivot {
+                v.swap(i, lo);
+                lo += 1;
+            }
+        }
+        if lo == 0 {
+            return (v, None); // the pivot is least: sort this piece whole
+        }
+        let (left, right) = v.split_at_mut(lo);
+        (left, Some(right))
+    })
+    .for_each(|piece| piece.sort_unstable());
+    assert_eq!(xs, sorted);
+}
+
+fn check_walks() {
+    const SIZE: u64 = 100_000;
+    let prefix: Vec<u64> = iter::walk_tree_prefix(0..SIZE, |r| {
+        let mid = (r.start + 1 + r.end) / 2;
+        [r.start + 1..mid, mid..r.end]
+            .into_iter()
+            .filter(|r| !r.is_empty())
+    })
+    .map(|r| r.start)
+    .collect();
+    assert_eq!(prefix, (0..SIZE).collect::<Vec<_>>(), "prefix order");
+    let postfix: Vec<u64> = iter::walk_tree_postfix(0..SIZE, |r| {
+        let mid = (r.start + r.end - 1) / 2;
+        [r.start..mid, mid..r.end - 1]
+            .into_iter()
+            .filter(|r| !r.is_empty())
+    })
+    .map(|r| r.end - 1)
+    .collect();
+    assert_eq!(postfix, (0..SIZE).collect::<Vec<_>>(), "postfix order");
+    let leaf = iter::walk_tree_prefix(7u8, |_| None).collect::<Vec<_>>();
+    assert_eq!(leaf, [7]);
+}
+
+fn check_bridge() {
+    let pulled = AtomicUsize::new(0);
+    let mut squares: Vec<u64> = (0..100_000u64)
+        .inspect(|_| {
+            pulled.fetch_add(1, Ordering::Relaxed);
+        })
+        .par_bridge()
+        .map(|x| x * x)
+        .collect();
+    squares.sort_unstable();
+    assert_eq!(squares, (0..100_000u64).map(|x| x * x).collect::<Vec<_>>());
+    assert_eq!(pulled.into_inner(), 100_000, "each item pulled once");
+    assert_eq!(std::iter::empty::<u8>().par_bridge().count(), 0);
+    let found = (0..1_000_000u32).par_bridge().find_any(|&x| x == 777);
+    assert_eq!(found, Some(777));
+}
+
+#[test]
+fn split_walks_and_bridge_yield_every_item_on_the_default_pool_and_inside_install() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    for check in [check_split, check_walks, check_bridge] {
+        check();
+        pool.install(check);
+    }
+}
+
+#[test]
+fn fold_with_fold_chunks_collect_into_vec_and_nested_unzip_match_std() {
+    let xs: Vec<u64> = (0..100_003).collect();
+    assert_eq!(
+        xs.par_iter().fold_with(0u64, |a, &b| a + b).sum::<u64>(),
+        xs.iter().sum()
+    );
+    let chunks: Vec<u64> = xs.par_iter().fold_chunks(7, || 0, |a, &b| a + b).collect();
+    assert_eq!(
+        chunks,
+        xs.chunks(7).map(|c| c.iter().sum()).collect::<Vec<u64>>()
+    );
+    let maxima: Vec<u64> = xs
+        .par_iter()
+        .fold_chunks_with(1000, 0, |a, &b| a.max(b))
+        .collect();
+    assert_eq!(
+        maxima,
+        xs.chunks(1000)
+            .map(|c| c[c.len() - 1])
+            .collect::<Vec<u64>>()
+    );
+    let mut out = Vec::with_capacity(200_000);
+    let storage = out.as_ptr();
+    xs.par_iter().map(|x| x + 1).collect_into_vec(&mut out);
+    assert_eq!(out, xs.iter().map(|x| x + 1).collect::<Vec<_>>());
+    assert_eq!(out.as_ptr(), storage, "collect_into_vec reuses the storage");
+    xs[..10].par_iter().copied().collect_into_vec(&mut out);
+    assert_eq!(out, xs[..10], "the old items are dropped first");
+    let (indices, (squares, cubes)): (Vec<usize>, (Vec<u64>, Vec<u64>)) = xs
+        .par_iter()
+        .map(|&x| (x * x, x * x * x))
+        .enumerate()
+        .unzip();
+    assert_eq!(indices, (0..xs.len()).collect::<Vec<_>>());
+    assert_eq!(squares[12], 144);
+    assert_eq!(cubes[3], 27);
+    let debug = format!("{:?}", xs.par_iter().map(|x| x + 1).filter(|_| true));
+    assert!(debug.starts_with("Filter { base: Map"), "{debug}");
+}
