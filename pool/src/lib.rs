@@ -75,16 +75,28 @@ pub use stats::{StartFailure, Stats};
 #[doc(hidden)]
 pub use sync::model as loom_model;
 
+/// The string sources, as rayon's `rayon::str`: [`ParallelString`](str::ParallelString)
+/// (`par_split`, `par_lines`, `par_chars`, ...) and the iterators its methods make.
+pub mod str {
+    pub use crate::iter::text::{
+        Bytes, CharIndices, Chars, EncodeUtf16, Lines, MatchIndices, Matches, ParallelString,
+        Pattern, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator, SplitWhitespace,
+    };
+}
+
+pub use iter::{range, range_inclusive};
+
 /// The data-parallel operations and the parallel iterators, in scope:
 /// `use rayforce_pool::prelude::*;`, then `pool.map(n, |i| ..)`, `pool.wide().sum(..)`, or
 /// rayon's `xs.par_iter().map(..).sum()`.
 pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelExtend,
-        ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange,
+        ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
     };
     pub use crate::ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
+    pub use crate::str::ParallelString;
 }
 
 /// The crate README's examples, compiled and run as doctests so that they stay true.

@@ -568,7 +568,7 @@ fn run_on<T: Tasks>(
     let Some(slot) = take_slot(shared, n_tasks, helpers, region) else {
         Counters::bump(&counters.inline_dispatches);
         let job = Job::new(closure, n_tasks, 1, region.stop, &alive);
-        current::with(shared, || run_inline(&job));
+        current::with(shared, || run_inline(&job, region.most_per_claim));
         return Ok(());
     };
     let permits = permits(n_tasks, helpers);
@@ -667,9 +667,18 @@ fn permits(n_tasks: usize, helpers: usize) -> usize {
 }
 
 /// Runs every task of `job` on the caller, as a task; resumes the first panic.
-fn run_inline(job: &Job) {
+fn run_inline(job: &Job, most_per_claim: usize) {
     let panics = Panics::new();
-    as_task(|| job.run(Participant::CALLER, 0..job.n_tasks, &panics));
+    as_task(|| {
+        // In ranges of at most `most_per_claim`, as claims would be (a panicking task then
+        // stops no task of another range); one range unless an iterator bounded them.
+        let mut start = 0;
+        while start < job.n_tasks && (start == 0 || !job.stopped()) {
+            let end = start + most_per_claim.max(1).min(job.n_tasks - start);
+            job.run(Participant::CALLER, start..end, &panics);
+            start = end;
+        }
+    });
     panics.resume();
 }
 

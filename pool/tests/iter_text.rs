@@ -1,31 +1,99 @@
-//! The string sources give what `std`'s `split`, `split_whitespace`, `lines` and `chars`
-//! give, in order, as rayon's `ParallelString` does: on edge cases (empty text, leading,
-//! trailing and adjacent separators, `"\r"` with and without `"\n"`), on every short text
-//! over a mixed alphabet, and on generated texts of about 1e6 bytes of ASCII and multi-byte
-//! characters, with `char`, slice, array and closure separators of 1 to 4 bytes; on the
-//! default pool and inside `install`; collected, counted, and under `map` and `filter`.
+//! The string sources give what `std`'s `chars`, `char_indices`, `bytes`, `encode_utf16`,
+//! `split`, `split_inclusive`, `split_terminator`, `lines`, `split_whitespace`,
+//! `split_ascii_whitespace`, `matches` and `match_indices` give, in order, as rayon's
+//! `ParallelString` does: on edge cases (empty text, leading, trailing and adjacent
+//! separators, `"\r"` with and without `"\n"`), on every short text over a mixed alphabet,
+//! and on generated texts of about 1e6 bytes of ASCII and multi-byte characters, with
+//! `char`, slice, array and closure patterns of 1 to 4 bytes; on the default pool and inside
+//! `install`; collected, counted, and under `map` and `filter`.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::prelude::*;
 use rayforce_pool::Pool;
+use std::fmt::Debug;
 
 const WIDTH: usize = 3;
 
-/// `text.par_split(sep)` against `text.split(sep)`: collected, counted, mapped, filtered.
-macro_rules! check_split {
-    ($text:expr, $sep:expr) => {{
-        let text: &str = $text;
-        let serial: Vec<&str> = text.split($sep).collect();
-        let what = format!("split({}) of {:?}", stringify!($sep), Short(text));
-        assert_eq!(text.par_split($sep).collect::<Vec<_>>(), serial, "{what}");
-        assert_eq!(text.par_split($sep).count(), serial.len(), "count, {what}");
-        let lengths: Vec<usize> = serial.iter().map(|p| p.len()).collect();
-        let par_lengths: Vec<usize> = text.par_split($sep).map(str::len).collect();
-        assert_eq!(par_lengths, lengths, "map, {what}");
-        let filled: Vec<&str> = serial.iter().copied().filter(|p| !p.is_empty()).collect();
-        let par_filled: Vec<&str> = text.par_split($sep).filter(|p| !p.is_empty()).collect();
-        assert_eq!(par_filled, filled, "filter, {what}");
+/// A number made of an item, for `map` and `filter` to work on.
+trait Key {
+    fn key(&self) -> usize;
+}
+
+impl Key for char {
+    fn key(&self) -> usize {
+        u32::from(*self) as usize
+    }
+}
+
+impl Key for u8 {
+    fn key(&self) -> usize {
+        usize::from(*self)
+    }
+}
+
+impl Key for u16 {
+    fn key(&self) -> usize {
+        usize::from(*self)
+    }
+}
+
+impl Key for &str {
+    fn key(&self) -> usize {
+        self.len() + self.chars().next().map_or(0, |c| c.key())
+    }
+}
+
+impl<T: Key> Key for (usize, T) {
+    fn key(&self) -> usize {
+        self.0 ^ self.1.key()
+    }
+}
+
+/// The items of `par()` against `serial`'s: collected, counted, mapped and filtered.
+fn agrees<P, S>(what: &str, par: impl Fn() -> P, serial: S)
+where
+    P: ParallelIterator,
+    S: Iterator<Item = P::Item>,
+    P::Item: Key + Copy + PartialEq + Debug,
+{
+    let serial: Vec<P::Item> = serial.collect();
+    assert_eq!(par().collect::<Vec<_>>(), serial, "{what}");
+    assert_eq!(par().count(), serial.len(), "count, {what}");
+    let keys: Vec<usize> = serial.iter().map(Key::key).collect();
+    assert_eq!(
+        par().map(|x| x.key()).collect::<Vec<_>>(),
+        keys,
+        "map, {what}"
+    );
+    let kept: Vec<P::Item> = serial
+        .iter()
+        .copied()
+        .filter(|x| x.key() % 3 == 0)
+        .collect();
+    let par_kept: Vec<P::Item> = par().filter(|x| x.key() % 3 == 0).collect();
+    assert_eq!(par_kept, kept, "filter, {what}");
+}
+
+/// `split` by the pattern `$pattern` in `$text` against `std`'s, and where `$every`, the
+/// other searches too; each search is a `std` method and its `par_` twin.
+macro_rules! check_searches {
+    ($every:expr, $text:expr, $pattern:expr) => {{
+        let (text, pattern): (&str, _) = ($text, $pattern);
+        let what = |method| format!("{method}({}) of {:?}", stringify!($pattern), Short(text));
+        check_searches!(text, pattern, what; split par_split);
+        if $every {
+            check_searches!(
+                text, pattern, what;
+                split_inclusive par_split_inclusive,
+                split_terminator par_split_terminator,
+                matches par_matches,
+                match_indices par_match_indices
+            );
+        }
     }};
+    ($text:ident, $pattern:ident, $what:ident; $($method:ident $par:ident),*) => {$(
+        agrees(&$what(stringify!($method)), || $text.$par($pattern), $text.$method($pattern));
+    )*};
 }
 
 /// A text in an assertion's message: its length and ends, not a megabyte of it.
@@ -52,66 +120,45 @@ impl std::fmt::Debug for Short<'_> {
 
 /// Every string source against `std` on `text`.
 fn check(text: &str) {
-    let what = Short(text);
-
-    let chars: Vec<char> = text.chars().collect();
-    assert_eq!(
-        text.par_chars().collect::<Vec<_>>(),
-        chars,
-        "chars of {what:?}"
+    let what = |method| format!("{method} of {:?}", Short(text));
+    agrees(&what("chars"), || text.par_chars(), text.chars());
+    agrees(
+        &what("char_indices"),
+        || text.par_char_indices(),
+        text.char_indices(),
     );
-    assert_eq!(text.par_chars().count(), chars.len(), "{what:?}");
-    let upper: Vec<u32> = chars.iter().map(|&c| u32::from(c)).collect();
-    assert_eq!(text.par_chars().map(u32::from).collect::<Vec<_>>(), upper);
-    let wide = chars.iter().filter(|c| c.len_utf8() > 1).count();
-    assert_eq!(text.par_chars().filter(|c| c.len_utf8() > 1).count(), wide);
-
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        text.par_lines().collect::<Vec<_>>(),
-        lines,
-        "lines of {what:?}"
+    agrees(&what("bytes"), || text.par_bytes(), text.bytes());
+    agrees(
+        &what("encode_utf16"),
+        || text.par_encode_utf16(),
+        text.encode_utf16(),
     );
-    assert_eq!(text.par_lines().count(), lines.len(), "{what:?}");
-    let line_lengths: Vec<usize> = lines.iter().map(|l| l.len()).collect();
-    assert_eq!(
-        text.par_lines().map(str::len).collect::<Vec<_>>(),
-        line_lengths
+    agrees(&what("lines"), || text.par_lines(), text.lines());
+    agrees(
+        &what("split_whitespace"),
+        || text.par_split_whitespace(),
+        text.split_whitespace(),
     );
-    let blank = lines.iter().filter(|l| l.is_empty()).count();
-    assert_eq!(text.par_lines().filter(|l| l.is_empty()).count(), blank);
-
-    let words: Vec<&str> = text.split_whitespace().collect();
-    assert_eq!(
-        text.par_split_whitespace().collect::<Vec<_>>(),
-        words,
-        "split_whitespace of {what:?}"
+    agrees(
+        &what("split_ascii_whitespace"),
+        || text.par_split_ascii_whitespace(),
+        text.split_ascii_whitespace(),
     );
-    assert_eq!(text.par_split_whitespace().count(), words.len(), "{what:?}");
-    let word_chars: Vec<usize> = words.iter().map(|w| w.chars().count()).collect();
-    let par_word_chars: Vec<usize> = text
-        .par_split_whitespace()
-        .map(|w| w.chars().count())
-        .collect();
-    assert_eq!(par_word_chars, word_chars);
-    let ascii: Vec<&str> = words.iter().copied().filter(|w| w.is_ascii()).collect();
-    let par_ascii: Vec<&str> = text
-        .par_split_whitespace()
-        .filter(|w| w.is_ascii())
-        .collect();
-    assert_eq!(par_ascii, ascii);
 
-    // Separators of 1, 2, 3 and 4 bytes, alone and in sets, and predicates.
-    check_split!(text, ',');
-    check_split!(text, 'é');
-    check_split!(text, '€');
-    check_split!(text, '😀');
-    check_split!(text, '\n');
-    check_split!(text, &[',', '€'][..]);
-    check_split!(text, ['\n', 'é', '😀']);
-    check_split!(text, &[' ', '\r']);
-    check_split!(text, |c: char| c.is_ascii_digit() || c == '€');
-    check_split!(text, char::is_whitespace);
+    // Patterns of 1, 2, 3 and 4 bytes, alone and in sets, and predicates. In a long text
+    // (a megabyte: each search of each pattern takes a while) `split` is searched by each,
+    // and the other searches by a `char` of 1, 2 and 4 bytes.
+    let short = text.len() < 10_000;
+    check_searches!(true, text, ',');
+    check_searches!(true, text, 'é');
+    check_searches!(short, text, '€');
+    check_searches!(true, text, '😀');
+    check_searches!(short, text, '\n');
+    check_searches!(short, text, &[',', '€'][..]);
+    check_searches!(short, text, ['\n', 'é', '😀']);
+    check_searches!(short, text, &[' ', '\r']);
+    check_searches!(short, text, |c: char| c.is_ascii_digit() || c == '€');
+    check_searches!(short, text, char::is_whitespace);
 }
 
 /// `check` on the default pool and inside a pool of `WIDTH` workers.
@@ -123,10 +170,12 @@ fn check_everywhere(texts: &[String]) {
     }
 }
 
-/// Pieces the texts are made of: ASCII, 2-, 3- and 4-byte characters, each separator, and
-/// whitespace that is not ASCII (U+2009, U+3000).
-const TOKENS: [&str; 14] = [
+/// Pieces the texts are made of: ASCII, 2-, 3- and 4-byte characters, each separator,
+/// whitespace that is not ASCII (U+2009, U+3000), and ASCII whitespace that `std`'s ASCII
+/// split does (U+000C) and does not (U+000B) split at.
+const TOKENS: [&str; 16] = [
     "a", "xyz", "7", "é", "€", "😀", ",", "\n", "\r", "\r\n", " ", "\t", "\u{2009}", "\u{3000}",
+    "\u{b}", "\u{c}",
 ];
 
 #[test]
@@ -171,6 +220,9 @@ fn edge_cases_match_std() {
         "a\u{2009}b",
         "\u{3000}é\u{3000}",
         "\t\n\r ",
+        "\u{b}",
+        "a\u{c}b\u{b}c",
+        " \u{b} ",
         "1,2€3😀4é5",
         "ééé€€€😀😀😀",
     ];
@@ -188,7 +240,7 @@ fn every_short_text_over_a_mixed_alphabet_matches_std() {
             .collect();
         texts.extend(last.iter().cloned());
     }
-    assert_eq!(texts.len(), 1 + 14 + 14 * 14 + 14 * 14 * 14);
+    assert_eq!(texts.len(), 1 + 16 + 16 * 16 + 16 * 16 * 16);
     check_everywhere(&texts);
 }
 
@@ -248,6 +300,14 @@ fn one_piece(text: &str) {
     assert_eq!(text.par_split(',').collect::<Vec<_>>(), [text]);
     assert_eq!(text.par_lines().collect::<Vec<_>>(), [text]);
     assert_eq!(text.par_split_whitespace().collect::<Vec<_>>(), [text]);
+    assert_eq!(
+        text.par_split_ascii_whitespace().collect::<Vec<_>>(),
+        [text]
+    );
+    assert_eq!(text.par_split_inclusive(',').collect::<Vec<_>>(), [text]);
+    assert_eq!(text.par_split_terminator(',').collect::<Vec<_>>(), [text]);
+    assert_eq!(text.par_matches(',').count(), 0);
+    assert_eq!(text.par_match_indices(['a', ',']).count(), 0);
     assert_eq!(text.par_chars().count(), text.chars().count());
 }
 
@@ -289,6 +349,47 @@ fn consumers_over_text_iterators_keep_std_order() {
         let digits: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
         let par_digits: Vec<char> = text.par_chars().filter(char::is_ascii_digit).collect();
         assert_eq!(par_digits, digits);
+
+        let first_euro = text.match_indices('€').find(|(i, _)| *i > 1000);
+        assert_eq!(
+            text.par_match_indices('€').find_first(|(i, _)| *i > 1000),
+            first_euro
+        );
+        let last_wide = text.char_indices().rfind(|(_, c)| c.len_utf8() == 4);
+        let par_last_wide = text
+            .par_char_indices()
+            .filter(|(_, c)| c.len_utf8() == 4)
+            .max_by_key(|(i, _)| *i);
+        assert_eq!(par_last_wide, last_wide);
+        let units: u64 = text.encode_utf16().map(u64::from).sum();
+        assert_eq!(text.par_encode_utf16().map(u64::from).sum::<u64>(), units);
+        let rows = text
+            .split_inclusive('\n')
+            .filter(|r| r.ends_with("\r\n"))
+            .count();
+        let par_rows = text
+            .par_split_inclusive('\n')
+            .filter(|r| r.ends_with("\r\n"));
+        assert_eq!(par_rows.count(), rows);
+        let fields = text.split_terminator([',', '\n']).map(str::len).max();
+        let par_fields = text.par_split_terminator([',', '\n']).map(str::len).max();
+        assert_eq!(par_fields, fields);
+
+        // The bytes are indexed: a byte's index is its position.
+        assert_eq!(text.par_bytes().len(), text.len());
+        let comma = text.bytes().position(|b| b == b',');
+        assert_eq!(text.par_bytes().position_first(|b| b == b','), comma);
+        let odd: Vec<usize> = (text.bytes().enumerate())
+            .filter(|&(_, b)| b % 2 == 1)
+            .map(|(i, _)| i)
+            .collect();
+        let par_odd: Vec<usize> = (text.par_bytes().enumerate())
+            .filter(|&(_, b)| b % 2 == 1)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(par_odd, odd);
+        let same = text.par_bytes().zip(text.as_bytes().par_iter());
+        assert!(same.all(|(a, &b)| a == b));
     };
     check_consumers();
     pool.install(check_consumers);
@@ -301,5 +402,16 @@ fn a_string_reaches_the_trait_through_its_str() {
     assert_eq!(owned.par_lines().count(), 2);
     assert_eq!(owned.par_split_whitespace().count(), 3);
     assert_eq!(owned.par_chars().count(), 7);
+    assert_eq!(owned.par_char_indices().count(), 7);
+    assert_eq!(owned.par_bytes().len(), 7);
+    assert_eq!(owned.par_encode_utf16().count(), 7);
+    assert_eq!(owned.par_split_inclusive(',').count(), 2);
+    assert_eq!(owned.par_split_terminator('d').count(), 1);
+    assert_eq!(owned.par_split_ascii_whitespace().count(), 3);
+    assert_eq!(owned.par_matches(' ').count(), 1);
+    assert_eq!(
+        owned.par_match_indices('\n').collect::<Vec<_>>(),
+        [(3, "\n")]
+    );
     assert_eq!(owned.as_parallel_string(), "a,b\nc d");
 }

@@ -1,17 +1,19 @@
 //! The adaptors: each wraps an iterator and changes what a range of positions yields
-//! (`map`, `inspect`, `filter`, `filter_map`, `copied`, `cloned`, `flat_map_iter`), or pairs
+//! (`map`, `inspect`, `filter`, `filter_map`, `copied`, `cloned`, `flat_map_iter`,
+//! `flatten_iter`), or pairs
 //! positions with their index or another indexed iterator's items (`enumerate`, `zip`).
 
+use super::drive::positions_of_base;
 use super::drive::sealed::Drive;
 use std::ops::Range;
 
 /// An adaptor that runs each range's items through a closure, by the `std` adaptor of the
-/// same name: `Map`, `Inspect`, `Filter` and `FilterMap`. `exact`: whether it keeps one item per
-/// position when its base does.
+/// same name: `Map`, `Inspect`, `Filter` and `FilterMap`. `exact`: `base` where it keeps one
+/// item per position (as its base does), else `false`.
 macro_rules! with_closure {
     (
         $(#[$doc:meta])* $name:ident<$base:ident, $f:ident $(, $out:ident)?>,
-        [$($bound:tt)*], $item:ty, $method:ident, exact: $exact:literal
+        [$($bound:tt)*], $item:ty, $method:ident, exact: $exact:tt
     ) => {
         $(#[$doc])*
         #[derive(Clone)]
@@ -39,21 +41,7 @@ macro_rules! with_closure {
             where
                 Self: 'a;
 
-            fn positions(&self) -> usize {
-                self.base.positions()
-            }
-
-            fn exact(&self) -> bool {
-                $exact && self.base.exact()
-            }
-
-            fn min_len(&self) -> usize {
-                self.base.min_len()
-            }
-
-            fn max_len(&self) -> usize {
-                self.base.max_len()
-            }
+            positions_of_base!(exact: $exact);
 
             unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
                 // SAFETY: the caller's contract, passed on.
@@ -65,11 +53,11 @@ macro_rules! with_closure {
 
 with_closure!(
     /// `iter.map(f)`: `f` of each item.
-    Map<I, F, R>, [Fn(I::Item) -> R], R, map, exact: true
+    Map<I, F, R>, [Fn(I::Item) -> R], R, map, exact: base
 );
 with_closure!(
     /// `iter.inspect(f)`: the items, each first passed to `f` by reference.
-    Inspect<I, F>, [Fn(&I::Item)], I::Item, inspect, exact: true
+    Inspect<I, F>, [Fn(&I::Item)], I::Item, inspect, exact: base
 );
 with_closure!(
     /// `iter.filter(pred)`: the items for which `pred` holds.
@@ -102,21 +90,7 @@ macro_rules! by_value {
             where
                 Self: 'a;
 
-            fn positions(&self) -> usize {
-                self.base.positions()
-            }
-
-            fn exact(&self) -> bool {
-                self.base.exact()
-            }
-
-            fn min_len(&self) -> usize {
-                self.base.min_len()
-            }
-
-            fn max_len(&self) -> usize {
-                self.base.max_len()
-            }
+            positions_of_base!(exact: base);
 
             unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
                 // SAFETY: the caller's contract, passed on.
@@ -149,21 +123,7 @@ impl<I: Drive> Drive for Enumerate<I> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.base.positions()
-    }
-
-    fn exact(&self) -> bool {
-        true
-    }
-
-    fn min_len(&self) -> usize {
-        self.base.min_len()
-    }
-
-    fn max_len(&self) -> usize {
-        self.base.max_len()
-    }
+    positions_of_base!(exact: true);
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: the caller's contract, passed on.
@@ -239,24 +199,37 @@ where
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.base.positions()
-    }
-
-    fn exact(&self) -> bool {
-        false
-    }
-
-    fn min_len(&self) -> usize {
-        self.base.min_len()
-    }
-
-    fn max_len(&self) -> usize {
-        self.base.max_len()
-    }
+    positions_of_base!(exact: false);
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: the caller's contract, passed on.
         unsafe { self.base.seq(range) }.flat_map(&self.f)
+    }
+}
+
+/// `iter.flatten_iter()`: the items of each item's serial iterator, in order.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct FlattenIter<I> {
+    pub(crate) base: I,
+}
+
+impl<I> Drive for FlattenIter<I>
+where
+    I: Drive,
+    I::Item: IntoIterator,
+    <I::Item as IntoIterator>::Item: Send,
+{
+    type Item = <I::Item as IntoIterator>::Item;
+    type Seq<'a>
+        = std::iter::Flatten<I::Seq<'a>>
+    where
+        Self: 'a;
+
+    positions_of_base!(exact: false);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.base.seq(range) }.flatten()
     }
 }

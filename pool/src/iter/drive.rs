@@ -49,6 +49,41 @@ pub(crate) mod sealed {
 
 pub(crate) use sealed::Drive;
 
+/// The `Drive` methods of an adaptor over `self.base` whose positions are its base's:
+/// `positions`, the grain (`min_len`, `max_len`), and `exact` as the base's (`base`), or
+/// always `true` or `false`.
+macro_rules! positions_of_base {
+    (exact: base) => {
+        fn exact(&self) -> bool {
+            self.base.exact()
+        }
+        positions_of_base!(@positions);
+    };
+    (exact: $exact:literal) => {
+        fn exact(&self) -> bool {
+            $exact
+        }
+        positions_of_base!(@positions);
+    };
+    (@positions) => {
+        fn positions(&self) -> usize {
+            self.base.positions()
+        }
+        positions_of_base!(@grain);
+    };
+    (@grain) => {
+        fn min_len(&self) -> usize {
+            self.base.min_len()
+        }
+
+        fn max_len(&self) -> usize {
+            self.base.max_len()
+        }
+    };
+}
+
+pub(crate) use positions_of_base;
+
 /// How finely a consumer claims `iter`'s positions.
 pub(crate) fn grain<I: Drive>(iter: &I) -> Grain {
     Grain {

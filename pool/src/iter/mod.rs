@@ -5,32 +5,46 @@
 //! pass of the operations' pipeline, a state per participant (made once), so an iterator
 //! costs what the index operation it stands on costs.
 //!
-//! Here: sources over slices (also in chunks), `Vec`s by reference and by value, integer
-//! ranges and strings; `map`, `filter`, `filter_map`, `flat_map_iter`, `copied`, `cloned`,
-//! `enumerate`, `zip`, `fold`; `for_each`, `count`, `sum`, `product`, `reduce`,
-//! `reduce_with`, `min`, `max` and their `_by` and `_by_key` forms, `any`, `all`,
-//! `find_any`, `find_first`, `position_any`, `position_first`, `unzip`, `collect` into
-//! `Vec`s and `std`'s other collections, and `par_extend`.
+//! Here: sources over slices (also in chunks), `Vec`s, arrays, `Option`, `Result` and
+//! `std`'s other containers, integer and `char` ranges, strings (`crate::str`), `split`,
+//! tree walks, `empty`/`once`/`repeat`/`repeat_n` and `par_bridge`; the adaptors `map`,
+//! `map_init`/`map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`,
+//! `flatten_iter`, `copied`, `cloned`, `enumerate`, `zip`, `chain`, `skip`, `take`,
+//! `step_by`, `rev`, `fold`/`fold_with`, `fold_chunks`, `with_min_len`/`with_max_len`,
+//! `panic_fuse`; the consumers `for_each` (and `_init`/`_with`), `count`, `sum`,
+//! `product`, `reduce`, `reduce_with`, `min`, `max` and their `_by` and `_by_key` forms,
+//! `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `unzip`,
+//! `collect` (and `collect_into_vec`) into `Vec`s and `std`'s other collections, and
+//! `par_extend`.
 
 mod adapt;
 mod bridge;
+mod char_range;
 mod chunks;
 mod collect;
+mod collections;
 mod computed;
 mod consume;
 mod drive;
 mod extend;
 mod fold;
 mod fold_chunks;
+mod generate;
 mod grain;
 mod identity;
 mod owned;
+mod panic_fuse;
+mod range_paths;
+mod reshape;
 mod source;
 mod split;
-mod text;
+pub(crate) mod text;
 mod walk;
+mod with_state;
 
-pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, Inspect, Map, Zip};
+pub use adapt::{
+    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, FlattenIter, Inspect, Map, Zip,
+};
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
 pub use collect::FromParallelIterator;
@@ -38,16 +52,20 @@ pub use computed::Computed;
 pub use extend::ParallelExtend;
 pub use fold::{Fold, FoldWith, Folding};
 pub use fold_chunks::{FoldChunks, FoldChunksWith};
+pub use generate::{empty, once, repeat, repeat_n, Empty, Once, Repeat, RepeatN};
 pub use grain::{MaxLen, MinLen};
 pub use identity::CloneOf;
-pub use owned::IntoIter;
+pub use owned::{IntoIter, ParallelDrainRange};
+pub use panic_fuse::PanicFuse;
+pub use range_paths::{range, range_inclusive};
+pub use reshape::{Chain, Rev, Skip, StepBy, Take};
 pub use source::{
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut,
     RangeInclusiveIter, RangeIter,
 };
-pub use split::{split, Cutting};
-pub use text::{Chars, Lines, ParallelString, Pattern, Split, SplitWhitespace};
+pub use split::{split, Cutting, Split};
 pub use walk::{walk_tree_postfix, walk_tree_prefix, WalkTreePostfix, WalkTreePrefix, Walking};
+pub use with_state::{MapInit, MapWith};
 
 use drive::sealed::Drive;
 use std::cmp::Ordering as CmpOrdering;
@@ -168,6 +186,147 @@ pub trait ParallelIterator: Drive + Sized + Send {
         Self: ParallelIterator<Item = &'a T>,
     {
         Cloned { base: self }
+    }
+
+    /// `f(&mut state, item)` of each item, `state` made by `init()` once per claimed range
+    /// (rayon: once per split), as rayon's `map_init`: for a scratch buffer or a random
+    /// number generator a map needs.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let lengths: Vec<usize> = (0..1000u32)
+    ///     .into_par_iter()
+    ///     .map_init(String::new, |buffer, x| {
+    ///         buffer.clear();
+    ///         buffer.push_str(&x.to_string());
+    ///         buffer.len()
+    ///     })
+    ///     .collect();
+    /// assert_eq!(lengths[999], 3);
+    /// ```
+    fn map_init<T, INIT, F, R>(self, init: INIT, f: F) -> MapInit<Self, INIT, F>
+    where
+        INIT: Fn() -> T + Sync + Send,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        MapInit {
+            base: self,
+            init,
+            f,
+        }
+    }
+
+    /// As [`map_init`](Self::map_init), each range's state a clone of `value`, as rayon's
+    /// `map_with`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let shifted: Vec<u32> = (0..4u32).into_par_iter().map_with(10u32, |ten, x| x + *ten).collect();
+    /// assert_eq!(shifted, [10, 11, 12, 13]);
+    /// ```
+    fn map_with<T, F, R>(self, value: T, f: F) -> MapWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        MapInit {
+            base: self,
+            init: CloneOf::new(value),
+            f,
+        }
+    }
+
+    /// `f(&mut state, item)` for each item, `state` made by `init()` once per claimed
+    /// range, as rayon's `for_each_init`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let total = AtomicUsize::new(0);
+    /// (0..100usize).into_par_iter().for_each_init(Vec::new, |seen, x| {
+    ///     seen.push(x);
+    ///     total.fetch_add(x, Ordering::Relaxed);
+    /// });
+    /// assert_eq!(total.into_inner(), 4950);
+    /// ```
+    fn for_each_init<T, INIT, F>(self, init: INIT, f: F)
+    where
+        INIT: Fn() -> T + Sync + Send,
+        F: Fn(&mut T, Self::Item) + Sync + Send,
+    {
+        self.map_init(init, f).for_each(drop);
+    }
+
+    /// `f(&mut state, item)` for each item, each range's state a clone of `value`, as
+    /// rayon's `for_each_with`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (sender, receiver) = channel();
+    /// (0..5u32).into_par_iter().for_each_with(sender, |s, x| s.send(x).unwrap());
+    /// let mut got: Vec<u32> = receiver.iter().collect();
+    /// got.sort();
+    /// assert_eq!(got, [0, 1, 2, 3, 4]);
+    /// ```
+    fn for_each_with<T, F>(self, value: T, f: F)
+    where
+        T: Send + Clone,
+        F: Fn(&mut T, Self::Item) + Sync + Send,
+    {
+        self.map_with(value, f).for_each(drop);
+    }
+
+    /// The items of this iterator, then those of `other`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let both: Vec<u8> = (0..3u8).into_par_iter().chain(7..9u8).collect();
+    /// assert_eq!(both, [0, 1, 2, 7, 8]);
+    /// ```
+    fn chain<C>(self, other: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain {
+            a: self,
+            b: other.into_par_iter(),
+        }
+    }
+
+    /// The items of each item's serial iterator, in order.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let rows = vec![vec![1, 2], vec![], vec![3]];
+    /// let flat: Vec<i32> = rows.into_par_iter().flatten_iter().collect();
+    /// assert_eq!(flat, [1, 2, 3]);
+    /// ```
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        FlattenIter { base: self }
+    }
+
+    /// The same items, but once one's processing panicked, no participant takes another
+    /// (the panic resumes on the caller as always), as rayon's `panic_fuse`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let outcome = std::panic::catch_unwind(|| {
+    ///     (0..1_000_000u32).into_par_iter().panic_fuse().for_each(|x| assert!(x != 10));
+    /// });
+    /// assert!(outcome.is_err());
+    /// ```
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse {
+            base: self,
+            blown: std::sync::atomic::AtomicBool::new(false),
+        }
     }
 
     /// Calls `f` on each item.
@@ -519,6 +678,50 @@ pub trait IndexedParallelIterator: ParallelIterator {
         self.positions()
     }
 
+    /// The items after the first `n`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((0..10u32).into_par_iter().skip(7).collect::<Vec<_>>(), [7, 8, 9]);
+    /// ```
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip { base: self, n }
+    }
+
+    /// The first `n` items.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((0..10u32).into_par_iter().take(3).collect::<Vec<_>>(), [0, 1, 2]);
+    /// ```
+    fn take(self, n: usize) -> Take<Self> {
+        Take { base: self, n }
+    }
+
+    /// Every `step`th item, from the first.
+    ///
+    /// # Panics
+    /// If `step` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((0..10u32).into_par_iter().step_by(4).collect::<Vec<_>>(), [0, 4, 8]);
+    /// ```
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        assert!(step != 0, "step_by: step must not be zero");
+        StepBy { base: self, step }
+    }
+
+    /// The items in reverse order.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((0..4u32).into_par_iter().rev().collect::<Vec<_>>(), [3, 2, 1, 0]);
+    /// ```
+    fn rev(self) -> Rev<Self> {
+        Rev { base: self }
+    }
+
     /// Each item with its index.
     ///
     /// ```
@@ -710,6 +913,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
 impl<'data, T: Sync + 'data> IndexedParallelIterator for Iter<'data, T> {}
 impl<'data, T: Send + 'data> IndexedParallelIterator for IterMut<'data, T> {}
 impl<T: Send> IndexedParallelIterator for IntoIter<T> {}
+impl IndexedParallelIterator for text::Bytes<'_> {}
 impl<'data, T: Sync + 'data> IndexedParallelIterator for Chunks<'data, T> {}
 impl<'data, T: Send + 'data> IndexedParallelIterator for ChunksMut<'data, T> {}
 impl<T> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}
@@ -744,6 +948,25 @@ where
 }
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {}
 impl<I: IndexedParallelIterator> IndexedParallelIterator for MinLen<I> {}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Take<I> {}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {}
+impl<A, B> IndexedParallelIterator for Chain<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator<Item = A::Item>,
+{
+}
+impl<I, INIT, F, R> IndexedParallelIterator for MapInit<I, INIT, F>
+where
+    I: IndexedParallelIterator,
+    INIT: identity::sealed::Identity + Send,
+    F: Fn(&mut INIT::Accumulator, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+}
 impl<I, ID, F> IndexedParallelIterator for FoldChunks<I, ID, F>
 where
     I: IndexedParallelIterator,
@@ -754,3 +977,6 @@ where
 }
 impl<I: IndexedParallelIterator> IndexedParallelIterator for MaxLen<I> {}
 impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIterator for Zip<A, B> {}
+impl<T: Send> IndexedParallelIterator for Empty<T> {}
+impl<T: Send> IndexedParallelIterator for Once<T> {}
+impl<T: Clone + Send> IndexedParallelIterator for RepeatN<T> {}

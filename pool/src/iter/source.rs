@@ -1,5 +1,6 @@
 //! The sources: slices by reference (`par_iter`), slices mutably (`par_iter_mut`) and
-//! integer ranges (`into_par_iter`), each indexed: position `i` is item `i`.
+//! integer ranges (`into_par_iter`), each indexed: position `i` is item `i`. (`char`
+//! ranges are in `char_range.rs`.)
 
 use super::drive::sealed::Drive;
 use super::ParallelIterator;
@@ -96,6 +97,14 @@ where
 }
 
 /// A parallel iterator over references to a slice's items: `slice.par_iter()`.
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// let xs = [3u32, 1, 2];
+/// let iter = xs.par_iter();
+/// assert_eq!(iter.clone().max(), Some(&3));
+/// assert_eq!(iter.copied().collect::<Vec<u32>>(), xs);
+/// ```
 #[derive(Debug)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct Iter<'data, T> {
@@ -211,25 +220,53 @@ impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Vec<T> {
     }
 }
 
-/// A parallel iterator over a range of integers: `(a..b).into_par_iter()`.
+/// A parallel iterator over a range of integers or `char`s: `(a..b).into_par_iter()`;
+/// also named `range::Iter`, as in rayon.
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// let big = u128::MAX - 10..u128::MAX;
+/// assert_eq!(big.clone().into_par_iter().len(), 10);
+/// assert_eq!(big.clone().into_par_iter().min(), Some(u128::MAX - 10));
+/// let letters: String = ('a'..'f').into_par_iter().collect::<Vec<char>>().into_iter().collect();
+/// assert_eq!(letters, "abcde");
+/// ```
+///
+/// # Panics
+/// Measured or consumed, a range of more than `usize::MAX` items (`0..u128::MAX`) panics,
+/// saying so: rayon runs those of `u64`, `i64`, `u128` and `i128` unindexed instead.
 #[derive(Debug, Clone)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct RangeIter<T> {
-    range: Range<T>,
+    pub(super) range: Range<T>,
 }
 
-/// Ranges of every primitive integer type are sources, as in rayon.
+/// The panic of a range of more than `usize::MAX` items (`0..=u64::MAX`, `0..u128::MAX`):
+/// its positions are `usize`s.
+#[cold]
+fn too_long(items_less_one: u128) -> ! {
+    match items_less_one.checked_add(1) {
+        Some(items) => panic!("a parallel range of {items} items: at most usize::MAX"),
+        None => panic!("a parallel range of 2^128 items: at most usize::MAX"),
+    }
+}
+
+/// Ranges of every primitive integer type are sources, as in rayon; each is named with the
+/// unsigned type of its width, in which the distance between two of its values is exact.
+/// One of more than `usize::MAX` items (`0..u128::MAX`) panics, saying so.
 macro_rules! range_sources {
-    ($($int:ty),*) => {$(
+    ($($int:ty => $uint:ty),*) => {$(
         impl Drive for RangeIter<$int> {
             type Item = $int;
             type Seq<'a> = Range<$int>;
 
             fn positions(&self) -> usize {
-                let (start, end) = (self.range.start as i128, self.range.end as i128);
-                // A range of a type no wider than `usize` (or of `u64`/`i64`) has at most
-                // `usize::MAX` items on 64-bit targets.
-                (end - start).max(0) as usize
+                let Range { start, end } = self.range;
+                if start >= end {
+                    return 0;
+                }
+                let items = end.wrapping_sub(start) as $uint as u128;
+                usize::try_from(items).unwrap_or_else(|_| too_long(items - 1))
             }
 
             fn exact(&self) -> bool {
@@ -256,19 +293,34 @@ macro_rules! range_sources {
     )*};
 }
 
-range_sources!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+range_sources!(
+    u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, usize => usize,
+    i8 => u8, i16 => u16, i32 => u32, i64 => u64, i128 => u128, isize => usize
+);
 
-/// A parallel iterator over an inclusive range of integers: `(a..=b).into_par_iter()`.
+/// A parallel iterator over an inclusive range of integers or `char`s:
+/// `(a..=b).into_par_iter()`; also named `range_inclusive::Iter`, as in rayon.
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// let low = (i128::MIN..=i128::MIN + 2).into_par_iter();
+/// assert_eq!(low.map(|x| x - i128::MIN).collect::<Vec<i128>>(), [0, 1, 2]);
+/// assert_eq!(('x'..='z').into_par_iter().count(), 3);
+/// ```
+///
+/// # Panics
+/// Measured or consumed, a range of more than `usize::MAX` items (`0..=u64::MAX`) panics,
+/// saying so: rayon runs those of `u64`, `i64`, `u128` and `i128` unindexed instead.
 #[derive(Debug, Clone)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct RangeInclusiveIter<T> {
-    range: RangeInclusive<T>,
+    pub(super) range: RangeInclusive<T>,
 }
 
-/// Inclusive ranges of every primitive integer type are sources, as in rayon; one of more
-/// than `usize::MAX` items (`0..=u64::MAX`) panics, saying so.
+/// Inclusive ranges of every primitive integer type are sources, as in rayon, named as in
+/// `range_sources`; one of more than `usize::MAX` items (`0..=u64::MAX`) panics, saying so.
 macro_rules! inclusive_range_sources {
-    ($($int:ty),*) => {$(
+    ($($int:ty => $uint:ty),*) => {$(
         impl Drive for RangeInclusiveIter<$int> {
             type Item = $int;
             type Seq<'a> = RangeInclusive<$int>;
@@ -277,10 +329,12 @@ macro_rules! inclusive_range_sources {
                 if self.range.is_empty() {
                     return 0;
                 }
-                let (start, end) = (*self.range.start() as i128, *self.range.end() as i128);
-                usize::try_from(end - start + 1).unwrap_or_else(|_| {
-                    panic!("a parallel range of {} items: at most usize::MAX", end - start + 1)
-                })
+                let (start, end) = (*self.range.start(), *self.range.end());
+                let last = end.wrapping_sub(start) as $uint as u128;
+                usize::try_from(last)
+                    .ok()
+                    .and_then(|last| last.checked_add(1))
+                    .unwrap_or_else(|| too_long(last))
             }
 
             fn exact(&self) -> bool {
@@ -310,4 +364,7 @@ macro_rules! inclusive_range_sources {
     )*};
 }
 
-inclusive_range_sources!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+inclusive_range_sources!(
+    u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, usize => usize,
+    i8 => u8, i16 => u16, i32 => u32, i64 => u64, i128 => u128, isize => usize
+);

@@ -1,15 +1,19 @@
-//! The string sources: `text.par_split(sep)`, `par_split_whitespace()`, `par_lines()` and
-//! `par_chars()`, as rayon's `ParallelString`. Positions are the text's bytes (one more for
-//! `par_split`, whose last piece may start at the end); a range yields, in order, the
-//! pieces that start in it, each whole (the last may reach past the range: the text is
-//! shared), so every piece comes once and in `std`'s order. Not indexed.
+//! The string sources of rayon's `ParallelString`: `text.par_chars()`,
+//! `par_char_indices()`, `par_bytes()`, `par_encode_utf16()`, `par_split(sep)`,
+//! `par_split_inclusive(sep)`, `par_split_terminator(sep)`, `par_lines()`,
+//! `par_split_whitespace()`, `par_split_ascii_whitespace()`, `par_matches(pat)` and
+//! `par_match_indices(pat)`. Positions are the text's bytes (one more for `par_split`,
+//! whose last piece may start at the end); a range yields, in order, the items that start
+//! in it, each whole (a piece may reach past the range: the text is shared), so every item
+//! comes once and in `std`'s order. Only `par_bytes` is indexed: a byte is a position and
+//! an item.
 
 use super::drive::sealed::Drive;
 use std::ops::Range;
 
-/// Parallel iterators over a string's pieces and characters, as rayon's trait of the same
-/// name (in the prelude; a `String` reaches it through its `str`). Each gives what `std`'s
-/// method of the same name without `par_` gives, in the same order.
+/// Parallel iterators over a string's characters, bytes and pieces, as rayon's trait of
+/// the same name (in the prelude; a `String` reaches it through its `str`). Each gives
+/// what `std`'s method of the same name without `par_` gives, in the same order.
 ///
 /// ```
 /// use rayforce_pool::prelude::*;
@@ -43,6 +47,52 @@ pub trait ParallelString {
         }
     }
 
+    /// The string's characters with the byte index each starts at, as `str::char_indices`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let min = "hello".par_char_indices().min_by_key(|&(_, c)| c);
+    /// assert_eq!(min, Some((1, 'e')));
+    /// let all: Vec<(usize, char)> = "añb".par_char_indices().collect();
+    /// assert_eq!(all, [(0, 'a'), (1, 'ñ'), (3, 'b')]);
+    /// ```
+    fn par_char_indices(&self) -> CharIndices<'_> {
+        CharIndices {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The string's bytes, as `str::bytes`: an indexed iterator, one position a byte (so,
+    /// unlike rayon's, a range may end inside a multi-byte `char`).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!("hello".par_bytes().max(), Some(b'o'));
+    /// assert_eq!("añ".par_bytes().len(), 3);
+    /// let indexed: Vec<(usize, u8)> = "ab".par_bytes().enumerate().collect();
+    /// assert_eq!(indexed, [(0, b'a'), (1, b'b')]);
+    /// ```
+    fn par_bytes(&self) -> Bytes<'_> {
+        Bytes {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The string in UTF-16 code units, as `str::encode_utf16`: a `char` past U+FFFF gives
+    /// its two surrogates, in order.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!("hello".par_encode_utf16().max(), Some(u16::from(b'o')));
+    /// let units: Vec<u16> = "a€😀".par_encode_utf16().collect();
+    /// assert_eq!(units, [0x61, 0x20AC, 0xD83D, 0xDE00]);
+    /// ```
+    fn par_encode_utf16(&self) -> EncodeUtf16<'_> {
+        EncodeUtf16 {
+            text: self.as_parallel_string(),
+        }
+    }
+
     /// The substrings between the matches of `separator` (a `char`, a slice or array of
     /// them, or a closure `Fn(char) -> bool`: see [`Pattern`]), as `str::split`: an empty
     /// string gives one empty piece, and adjacent, leading or trailing separators give
@@ -61,7 +111,45 @@ pub trait ParallelString {
     fn par_split<P: Pattern>(&self, separator: P) -> Split<'_, P> {
         Split {
             text: self.as_parallel_string(),
-            separator,
+            pattern: separator,
+        }
+    }
+
+    /// The substrings of `par_split(separator)` each with the separator that ends it, as
+    /// `str::split_inclusive`: no empty last piece after a final separator (none at all in
+    /// an empty string).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let lines: Vec<&str> = "Mary had a little lamb\nlittle lamb\nlittle lamb."
+    ///     .par_split_inclusive('\n')
+    ///     .collect();
+    /// assert_eq!(lines, ["Mary had a little lamb\n", "little lamb\n", "little lamb."]);
+    /// assert_eq!("a,b,".par_split_inclusive(',').collect::<Vec<_>>(), ["a,", "b,"]);
+    /// ```
+    fn par_split_inclusive<P: Pattern>(&self, separator: P) -> SplitInclusive<'_, P> {
+        SplitInclusive {
+            text: self.as_parallel_string(),
+            pattern: separator,
+        }
+    }
+
+    /// The substrings of `par_split(terminator)` but an empty last one, as
+    /// `str::split_terminator`: a final terminator ends the last piece instead of starting
+    /// an empty one (and an empty string has none).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let parts: Vec<&str> = "((1 + 3) * 2)"
+    ///     .par_split_terminator(|c| c == '(' || c == ')')
+    ///     .collect();
+    /// assert_eq!(parts, ["", "", "1 + 3", " * 2"]);
+    /// assert_eq!("A.B.".par_split_terminator('.').collect::<Vec<_>>(), ["A", "B"]);
+    /// ```
+    fn par_split_terminator<P: Pattern>(&self, terminator: P) -> SplitTerminator<'_, P> {
+        SplitTerminator {
+            text: self.as_parallel_string(),
+            pattern: terminator,
         }
     }
 
@@ -96,6 +184,59 @@ pub trait ParallelString {
             text: self.as_parallel_string(),
         }
     }
+
+    /// The substrings separated by any amount of ASCII whitespace
+    /// (`char::is_ascii_whitespace`: not U+000B, nor whitespace past ASCII), as
+    /// `str::split_ascii_whitespace`: none in an empty or all-ASCII-whitespace string.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words: Vec<&str> = " Mary   had\ta\u{2009}little  \n\t lamb"
+    ///     .par_split_ascii_whitespace()
+    ///     .collect();
+    /// assert_eq!(words, ["Mary", "had", "a\u{2009}little", "lamb"]);
+    /// assert_eq!(" \r\n".par_split_ascii_whitespace().count(), 0);
+    /// ```
+    fn par_split_ascii_whitespace(&self) -> SplitAsciiWhitespace<'_> {
+        SplitAsciiWhitespace {
+            text: self.as_parallel_string(),
+        }
+    }
+
+    /// The matches of `pattern` (each one `char`: see [`Pattern`]), as `str::matches`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let total: i32 = "1, 2, buckle, 3, 4, door"
+    ///     .par_matches(char::is_numeric)
+    ///     .map(|s| s.parse::<i32>().unwrap())
+    ///     .sum();
+    /// assert_eq!(total, 10);
+    /// assert_eq!("a€b€".par_matches('€').collect::<Vec<_>>(), ["€", "€"]);
+    /// ```
+    fn par_matches<P: Pattern>(&self, pattern: P) -> Matches<'_, P> {
+        Matches {
+            text: self.as_parallel_string(),
+            pattern,
+        }
+    }
+
+    /// The matches of `pattern` with the byte index each starts at, as
+    /// `str::match_indices`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let digits: Vec<(usize, &str)> = "1, 2, buckle, 3, 4, door"
+    ///     .par_match_indices(char::is_numeric)
+    ///     .collect();
+    /// assert_eq!(digits, [(0, "1"), (3, "2"), (14, "3"), (17, "4")]);
+    /// ```
+    fn par_match_indices<P: Pattern>(&self, pattern: P) -> MatchIndices<'_, P> {
+        MatchIndices {
+            text: self.as_parallel_string(),
+            pattern,
+        }
+    }
 }
 
 impl ParallelString for str {
@@ -119,10 +260,11 @@ mod sealed {
     }
 }
 
-/// What [`ParallelString::par_split`] splits at, as rayon's (sealed) trait of the same
-/// name: a `char`, a `&[char]`, `[char; N]` or `&[char; N]` (any of their characters), or a
-/// closure `Fn(char) -> bool + Sync + Send` (the characters it holds for). Implemented by
-/// those types only.
+/// What [`ParallelString::par_split`], `par_split_inclusive`, `par_split_terminator`,
+/// `par_matches` and `par_match_indices` look for, as rayon's (sealed) trait of the same
+/// name: a `char`, a `&[char]`, `[char; N]` or `&[char; N]` (any of their characters), or
+/// a closure `Fn(char) -> bool + Sync + Send` (the characters it holds for). Implemented
+/// by those types only.
 ///
 /// ```
 /// use rayforce_pool::prelude::*;
@@ -130,13 +272,17 @@ mod sealed {
 /// assert_eq!(text.par_split('-').count(), 2);
 /// assert_eq!(text.par_split(&['-', '_'][..]).count(), 3);
 /// assert_eq!(text.par_split(['-', '_', ' ']).count(), 4);
-/// assert_eq!(text.par_split(&['_', ' ']).count(), 3);
-/// assert_eq!(text.par_split(|c: char| !c.is_alphabetic()).count(), 4);
+/// assert_eq!(text.par_matches(&['_', ' ']).count(), 2);
+/// assert_eq!(text.par_matches(|c: char| !c.is_alphabetic()).count(), 3);
 /// ```
 pub trait Pattern: sealed::Sealed + Sync + Send {}
 
-/// The `Sealed` and [`Pattern`] impls of a pattern type by `std`'s pattern `$std` of
-/// `$self` (what `str::split` takes for the same argument) and its test of one `char`.
+// Every sealed type: those above, and this module's whitespace, which no other module
+// names.
+impl<T: sealed::Sealed + Sync + Send> Pattern for T {}
+
+/// The `Sealed` impl of a pattern type by `std`'s pattern `$std` of `$self` (what
+/// `str::split` takes for the same argument) and its test of one `char`.
 macro_rules! patterns {
     ($([$($generics:tt)*] $ty:ty, |$self:ident, $c:ident| $std:expr, $test:expr;)*) => {$(
         impl<$($generics)*> sealed::Sealed for $ty {
@@ -149,8 +295,6 @@ macro_rules! patterns {
                 $test
             }
         }
-
-        impl<$($generics)*> Pattern for $ty {}
     )*};
 }
 
@@ -160,22 +304,19 @@ patterns! {
     [const N: usize] [char; N], |self, c| *self, self.contains(&c);
     ['s, const N: usize] &'s [char; N], |self, c| *self, self.contains(&c);
     [F: Fn(char) -> bool + Sync + Send] F, |self, c| self, self(c);
+    [] Whitespace, |self, c| char::is_whitespace, c.is_whitespace();
+    [] AsciiWhitespace, |self, c| |c: char| c.is_ascii_whitespace(), c.is_ascii_whitespace();
 }
 
-/// Whitespace, `char::is_whitespace`: what [`SplitWhitespace`] splits at.
+/// Whitespace, `char::is_whitespace`: what [`SplitWhitespace`] splits at (public for its
+/// `Seq` only: the module is private, and no other module names it).
 #[derive(Debug, Clone, Copy)]
-struct Whitespace;
+pub struct Whitespace;
 
-impl sealed::Sealed for Whitespace {
-    fn find_in(&self, haystack: &str) -> Option<Range<usize>> {
-        let (at, matched) = haystack.match_indices(char::is_whitespace).next()?;
-        Some(at..at + matched.len())
-    }
-
-    fn is_match(&self, c: char) -> bool {
-        c.is_whitespace()
-    }
-}
+/// ASCII whitespace, `char::is_ascii_whitespace`: what [`SplitAsciiWhitespace`] splits
+/// at (public as [`Whitespace`]).
+#[derive(Debug, Clone, Copy)]
+pub struct AsciiWhitespace;
 
 /// The first char boundary of `text` at or after `at` (its length for any `at` past it).
 fn boundary_from(text: &str, at: usize) -> usize {
@@ -184,6 +325,13 @@ fn boundary_from(text: &str, at: usize) -> usize {
         at += 1;
     }
     at
+}
+
+/// The `char`s of `text` that start in `range`, and where the first of them starts.
+fn chars_in(text: &str, range: Range<usize>) -> (usize, &str) {
+    let from = boundary_from(text, range.start);
+    let to = boundary_from(text, range.end).max(from);
+    (from, &text[from..to])
 }
 
 /// Where the first piece of `text` split at `separator` that starts at or after
@@ -204,28 +352,17 @@ fn first_piece<P: sealed::Sealed>(text: &str, separator: &P, range: Range<usize>
         return Some(from);
     }
     // A match that is not within the range ends past it, as every later one does.
-    let to = boundary_from(text, range.end).max(from);
-    separator
-        .find_in(&text[from..to])
-        .map(|found| from + found.end)
+    let (at, matched) = Matched::new(text, separator, range).next()?;
+    Some(at + matched.len())
 }
 
-/// The piece of `text` split at `separator` that starts at `start`, and where the next
-/// one starts (`None` after the last).
-fn piece_at<'data, P: sealed::Sealed>(
-    text: &'data str,
-    separator: &P,
-    start: usize,
-) -> (&'data str, Option<usize>) {
-    let rest = &text[start..];
-    match separator.find_in(rest) {
-        Some(found) => (&rest[..found.start], Some(start + found.end)),
-        None => (rest, None),
-    }
-}
+/// What a source of pieces yields for one piece, given it without and with the separator
+/// that ends it (the same slice for the text's last piece): its item, or none.
+type Shape<'data> = fn(&'data str, &'data str) -> Option<&'data str>;
 
-/// The pieces of `text` split at `separator` that start in a range, in order: the items
-/// of a range of [`Split`] and the base of those of [`Lines`] and [`SplitWhitespace`].
+/// The pieces of `text` split at `separator` that start in a range, in order, each shaped
+/// into an item or dropped: the items of a range of [`Split`], [`SplitInclusive`],
+/// [`SplitTerminator`], [`Lines`], [`SplitWhitespace`] and [`SplitAsciiWhitespace`].
 #[derive(Debug, Clone)]
 pub struct Pieces<'data, 'p, P> {
     text: &'data str,
@@ -234,25 +371,19 @@ pub struct Pieces<'data, 'p, P> {
     next: Option<usize>,
     /// Pieces that start here or later are a later range's.
     end: usize,
+    shape: Shape<'data>,
 }
 
 impl<'data, 'p, P: sealed::Sealed> Pieces<'data, 'p, P> {
-    /// The pieces that start in `range`.
-    fn new(text: &'data str, separator: &'p P, range: Range<usize>) -> Self {
+    /// The pieces that start in `range`, shaped by `shape`.
+    fn new(text: &'data str, separator: &'p P, range: Range<usize>, shape: Shape<'data>) -> Self {
         Pieces {
             text,
             separator,
             next: first_piece(text, separator, range.clone()),
             end: range.end,
+            shape,
         }
-    }
-
-    /// The next piece, and whether a separator ends it (it is not the text's last).
-    fn next_piece(&mut self) -> Option<(&'data str, bool)> {
-        let start = self.next.filter(|&start| start < self.end)?;
-        let (piece, next) = piece_at(self.text, self.separator, start);
-        self.next = next;
-        Some((piece, next.is_some()))
     }
 }
 
@@ -260,187 +391,292 @@ impl<'data, P: sealed::Sealed> Iterator for Pieces<'data, '_, P> {
     type Item = &'data str;
 
     fn next(&mut self) -> Option<&'data str> {
-        self.next_piece().map(|(piece, _)| piece)
-    }
-}
-
-/// A parallel iterator over a string's characters: `text.par_chars()`.
-///
-/// ```
-/// use rayforce_pool::prelude::*;
-/// let vowels = "parallel façade".par_chars().filter(|c| "aeiouç".contains(*c)).count();
-/// assert_eq!(vowels, 7);
-/// ```
-#[derive(Debug, Clone)]
-#[must_use = "iterators do nothing until consumed"]
-pub struct Chars<'data> {
-    text: &'data str,
-}
-
-impl<'data> Drive for Chars<'data> {
-    type Item = char;
-    type Seq<'a>
-        = std::str::Chars<'data>
-    where
-        Self: 'a;
-
-    fn positions(&self) -> usize {
-        self.text.len()
-    }
-
-    fn exact(&self) -> bool {
-        false
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        // The chars that start in the range.
-        let (from, to) = (range.start, range.end.max(range.start));
-        self.text[boundary_from(self.text, from)..boundary_from(self.text, to)].chars()
-    }
-}
-
-/// A parallel iterator over the substrings of a string between a pattern's matches:
-/// `text.par_split(separator)`.
-///
-/// ```
-/// use rayforce_pool::prelude::*;
-/// let fields: Vec<&str> = "name;age;;city".par_split(';').collect();
-/// assert_eq!(fields, ["name", "age", "", "city"]);
-/// ```
-#[derive(Debug, Clone)]
-#[must_use = "iterators do nothing until consumed"]
-pub struct Split<'data, P> {
-    text: &'data str,
-    separator: P,
-}
-
-impl<'data, P: Pattern> Drive for Split<'data, P> {
-    type Item = &'data str;
-    type Seq<'a>
-        = Pieces<'data, 'a, P>
-    where
-        Self: 'a;
-
-    /// One more than the bytes: the last piece may start at the end (after a final
-    /// separator, or the empty text's one piece).
-    fn positions(&self) -> usize {
-        self.text.len() + 1
-    }
-
-    fn exact(&self) -> bool {
-        false
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        Pieces::new(self.text, &self.separator, range)
-    }
-}
-
-/// A parallel iterator over a string's lines: `text.par_lines()`.
-///
-/// ```
-/// use rayforce_pool::prelude::*;
-/// let lines: Vec<&str> = "one\r\ntwo\n\nthree\n".par_lines().collect();
-/// assert_eq!(lines, ["one", "two", "", "three"]);
-/// ```
-#[derive(Debug, Clone)]
-#[must_use = "iterators do nothing until consumed"]
-pub struct Lines<'data> {
-    text: &'data str,
-}
-
-/// The lines that start in a range: the pieces split at `'\n'`, less a `'\r'` before it.
-#[derive(Debug, Clone)]
-pub struct LinePieces<'data> {
-    pieces: Pieces<'data, 'static, char>,
-}
-
-impl<'data> Iterator for LinePieces<'data> {
-    type Item = &'data str;
-
-    fn next(&mut self) -> Option<&'data str> {
-        let (line, ended) = self.pieces.next_piece()?;
-        // As `str::lines`: a `'\r'` goes with the `'\n'` after it, not at the text's end.
-        Some(if ended {
-            line.strip_suffix('\r').unwrap_or(line)
-        } else {
-            line
-        })
-    }
-}
-
-impl<'data> Drive for Lines<'data> {
-    type Item = &'data str;
-    type Seq<'a>
-        = LinePieces<'data>
-    where
-        Self: 'a;
-
-    /// The bytes: a line starts before the end (a final `'\n'` ends the last one).
-    fn positions(&self) -> usize {
-        self.text.len()
-    }
-
-    fn exact(&self) -> bool {
-        false
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        LinePieces {
-            pieces: Pieces::new(self.text, &'\n', range),
+        loop {
+            let start = self.next.filter(|&start| start < self.end)?;
+            let rest = &self.text[start..];
+            let found = self.separator.find_in(rest);
+            self.next = found.as_ref().map(|found| start + found.end);
+            let (piece, whole) = match found {
+                Some(found) => (&rest[..found.start], &rest[..found.end]),
+                None => (rest, rest),
+            };
+            if let Some(item) = (self.shape)(piece, whole) {
+                return Some(item);
+            }
         }
     }
 }
 
-/// A parallel iterator over the substrings of a string separated by whitespace:
-/// `text.par_split_whitespace()`.
-///
-/// ```
-/// use rayforce_pool::prelude::*;
-/// let longest = "which is the longest word?".par_split_whitespace().max_by_key(|w| w.len());
-/// assert_eq!(longest, Some("longest"));
-/// ```
+/// A word of a split at whitespace: a non-empty piece (a word starts at a `char` that is
+/// not whitespace).
+fn word<'data>(piece: &'data str, _: &'data str) -> Option<&'data str> {
+    (!piece.is_empty()).then_some(piece)
+}
+
+/// The matches of a pattern that start in a range, in order, with the byte index each
+/// starts at: the items of a range of [`MatchIndices`] (and, without the indices, of
+/// [`Matches`]).
 #[derive(Debug, Clone)]
-#[must_use = "iterators do nothing until consumed"]
-pub struct SplitWhitespace<'data> {
-    text: &'data str,
+pub struct Matched<'data, 'p, P> {
+    /// The `char`s of the range not searched yet.
+    rest: &'data str,
+    /// Where `rest` starts in the text.
+    at: usize,
+    pattern: &'p P,
 }
 
-/// The words that start in a range: the non-empty pieces split at whitespace.
+impl<'data, 'p, P: sealed::Sealed> Matched<'data, 'p, P> {
+    /// The matches in `text` that start in `range`.
+    fn new(text: &'data str, pattern: &'p P, range: Range<usize>) -> Self {
+        let (at, rest) = chars_in(text, range);
+        Matched { rest, at, pattern }
+    }
+}
+
+impl<'data, P: sealed::Sealed> Iterator for Matched<'data, '_, P> {
+    type Item = (usize, &'data str);
+
+    fn next(&mut self) -> Option<(usize, &'data str)> {
+        let found = self.pattern.find_in(self.rest)?;
+        let matched = (self.at + found.start, &self.rest[found.clone()]);
+        self.rest = &self.rest[found.end..];
+        self.at += found.end;
+        Some(matched)
+    }
+}
+
+/// A match without its index: how [`Matches`] yields [`Matched`]'s items.
+type MatchOnly<'data> = fn((usize, &'data str)) -> &'data str;
+
+/// The `char`s that start in a range, with the byte index each starts at in the text: the
+/// items of a range of [`CharIndices`].
 #[derive(Debug, Clone)]
-pub struct WordPieces<'data> {
-    pieces: Pieces<'data, 'static, Whitespace>,
+pub struct IndexedChars<'data> {
+    /// Where the range's first `char` starts.
+    base: usize,
+    chars: std::str::CharIndices<'data>,
 }
 
-impl<'data> Iterator for WordPieces<'data> {
-    type Item = &'data str;
+impl Iterator for IndexedChars<'_> {
+    type Item = (usize, char);
 
-    fn next(&mut self) -> Option<&'data str> {
-        self.pieces.find(|word| !word.is_empty())
+    fn next(&mut self) -> Option<(usize, char)> {
+        let (at, c) = self.chars.next()?;
+        Some((self.base + at, c))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chars.size_hint()
     }
 }
 
-impl<'data> Drive for SplitWhitespace<'data> {
-    type Item = &'data str;
-    type Seq<'a>
-        = WordPieces<'data>
-    where
-        Self: 'a;
-
-    /// The bytes: a word starts at a non-whitespace `char`.
-    fn positions(&self) -> usize {
-        self.text.len()
-    }
-
-    fn exact(&self) -> bool {
-        false
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        WordPieces {
-            pieces: Pieces::new(self.text, &Whitespace, range),
+/// The string sources: each `$name` a struct of the `text` it reads (and the `pattern` it
+/// looks for, of type `$p`, where it has one), documented by `$attr`, whose iterator has
+/// `text.len() + $extra` positions (each one item where `$exact`) and yields `$item`s, the
+/// items of a range `$range` being the `$seq` that `$make` makes of the source `$s`.
+macro_rules! sources {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident<'data $(, $p:ident)?> -> $item:ty,
+        positions + $extra:literal, exact $exact:literal,
+        $seq:ty = |$s:ident, $range:ident| $make:expr;
+    )*) => {$(
+        $(#[$attr])*
+        #[derive(Debug, Clone)]
+        #[must_use = "iterators do nothing until consumed"]
+        pub struct $name<'data $(, $p)?> {
+            text: &'data str,
+            $(pattern: $p,)?
         }
-    }
+
+        impl<'data $(, $p: Pattern)?> Drive for $name<'data $(, $p)?> {
+            type Item = $item;
+            type Seq<'a>
+                = $seq
+            where
+                Self: 'a;
+
+            fn positions(&self) -> usize {
+                self.text.len() + $extra
+            }
+
+            fn exact(&self) -> bool {
+                $exact
+            }
+
+            unsafe fn seq(&self, $range: Range<usize>) -> Self::Seq<'_> {
+                let $s = self;
+                $make
+            }
+        }
+    )*};
+}
+
+sources! {
+    /// A parallel iterator over a string's characters: `text.par_chars()`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let vowels = "parallel façade".par_chars().filter(|c| "aeiouç".contains(*c)).count();
+    /// assert_eq!(vowels, 7);
+    /// ```
+    Chars<'data> -> char, positions + 0, exact false,
+        std::str::Chars<'data> = |s, range| chars_in(s.text, range).1.chars();
+
+    /// A parallel iterator over a string's characters with their byte indices:
+    /// `text.par_char_indices()`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let wide: Vec<usize> = "añb€"
+    ///     .par_char_indices()
+    ///     .filter_map(|(i, c)| (!c.is_ascii()).then_some(i))
+    ///     .collect();
+    /// assert_eq!(wide, [1, 4]);
+    /// ```
+    CharIndices<'data> -> (usize, char), positions + 0, exact false,
+        IndexedChars<'data> = |s, range| {
+            let (base, chars) = chars_in(s.text, range);
+            IndexedChars { base, chars: chars.char_indices() }
+        };
+
+    /// A parallel iterator over a string's bytes: `text.par_bytes()`, indexed.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let text = "añb";
+    /// assert_eq!(text.par_bytes().filter(u8::is_ascii).count(), 2);
+    /// let upper: Vec<u8> = text.par_bytes().map(|b| b.to_ascii_uppercase()).collect();
+    /// assert_eq!(upper, "AñB".as_bytes());
+    /// let same = text.par_bytes().zip(text.as_bytes().par_iter());
+    /// assert!(same.all(|(a, &b)| a == b));
+    /// ```
+    Bytes<'data> -> u8, positions + 0, exact true,
+        std::iter::Copied<std::slice::Iter<'data, u8>> = |s, range| {
+            s.text.as_bytes()[range].iter().copied()
+        };
+
+    /// A parallel iterator over a string's UTF-16 code units: `text.par_encode_utf16()`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let text = "Zażółć gęślą jaźń 😀";
+    /// assert_eq!(text.par_encode_utf16().count(), text.encode_utf16().count());
+    /// assert!(text.par_encode_utf16().count() < text.len());
+    /// ```
+    EncodeUtf16<'data> -> u16, positions + 0, exact false,
+        std::str::EncodeUtf16<'data> = |s, range| chars_in(s.text, range).1.encode_utf16();
+
+    /// A parallel iterator over the substrings of a string between a pattern's matches:
+    /// `text.par_split(separator)`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let fields: Vec<&str> = "name;age;;city".par_split(';').collect();
+    /// assert_eq!(fields, ["name", "age", "", "city"]);
+    /// ```
+    // One more position than bytes: the last piece may start at the end (after a final
+    // separator, or the empty text's one piece).
+    Split<'data, P> -> &'data str, positions + 1, exact false,
+        Pieces<'data, 'a, P> = |s, range| {
+            Pieces::new(s.text, &s.pattern, range, |piece, _| Some(piece))
+        };
+
+    /// A parallel iterator over the substrings of a string each ended by a pattern's
+    /// match, the match kept: `text.par_split_inclusive(separator)`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let rows: Vec<&str> = "a;b;;c".par_split_inclusive(';').collect();
+    /// assert_eq!(rows, ["a;", "b;", ";", "c"]);
+    /// ```
+    SplitInclusive<'data, P> -> &'data str, positions + 0, exact false,
+        Pieces<'data, 'a, P> = |s, range| {
+            Pieces::new(s.text, &s.pattern, range, |_, whole| Some(whole))
+        };
+
+    /// A parallel iterator over the substrings of a string ended by a pattern's matches:
+    /// `text.par_split_terminator(terminator)`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let statements: Vec<&str> = "x = 1; y = 2;".par_split_terminator(';').collect();
+    /// assert_eq!(statements, ["x = 1", " y = 2"]);
+    /// ```
+    // A piece that starts at the end is the empty one after a final terminator.
+    SplitTerminator<'data, P> -> &'data str, positions + 0, exact false,
+        Pieces<'data, 'a, P> = |s, range| {
+            Pieces::new(s.text, &s.pattern, range, |piece, _| Some(piece))
+        };
+
+    /// A parallel iterator over a string's lines: `text.par_lines()`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let lines: Vec<&str> = "one\r\ntwo\n\nthree\n".par_lines().collect();
+    /// assert_eq!(lines, ["one", "two", "", "three"]);
+    /// ```
+    // A line starts before the end (a final `'\n'` ends the last one).
+    Lines<'data> -> &'data str, positions + 0, exact false,
+        Pieces<'data, 'static, char> = |s, range| {
+            Pieces::new(s.text, &'\n', range, |line, whole| {
+                // As `str::lines`: a `'\r'` goes with the `'\n'` after it, not at the
+                // text's end.
+                let ended = whole.len() > line.len();
+                Some(if ended { line.strip_suffix('\r').unwrap_or(line) } else { line })
+            })
+        };
+
+    /// A parallel iterator over the substrings of a string separated by whitespace:
+    /// `text.par_split_whitespace()`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let longest = "which is the longest word?".par_split_whitespace().max_by_key(|w| w.len());
+    /// assert_eq!(longest, Some("longest"));
+    /// ```
+    SplitWhitespace<'data> -> &'data str, positions + 0, exact false,
+        Pieces<'data, 'static, Whitespace> = |s, range| {
+            Pieces::new(s.text, &Whitespace, range, word)
+        };
+
+    /// A parallel iterator over the substrings of a string separated by ASCII whitespace:
+    /// `text.par_split_ascii_whitespace()`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words = "which is the\u{3000}longest word?".par_split_ascii_whitespace();
+    /// assert_eq!(words.max_by_key(|w| w.len()), Some("the\u{3000}longest"));
+    /// ```
+    SplitAsciiWhitespace<'data> -> &'data str, positions + 0, exact false,
+        Pieces<'data, 'static, AsciiWhitespace> = |s, range| {
+            Pieces::new(s.text, &AsciiWhitespace, range, word)
+        };
+
+    /// A parallel iterator over a pattern's matches in a string: `text.par_matches(pattern)`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let vowels: String = "parallel façade".par_matches(['a', 'e']).collect();
+    /// assert_eq!(vowels, "aaeaae");
+    /// ```
+    // A match starts at its `char`.
+    Matches<'data, P> -> &'data str, positions + 0, exact false,
+        std::iter::Map<Matched<'data, 'a, P>, MatchOnly<'data>> = |s, range| {
+            let only: MatchOnly<'data> = |(_, matched)| matched;
+            Matched::new(s.text, &s.pattern, range).map(only)
+        };
+
+    /// A parallel iterator over a pattern's matches in a string with their byte indices:
+    /// `text.par_match_indices(pattern)`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let euros: Vec<usize> = "1€, 2€".par_match_indices('€').map(|(i, _)| i).collect();
+    /// assert_eq!(euros, [1, 7]);
+    /// ```
+    MatchIndices<'data, P> -> (usize, &'data str), positions + 0, exact false,
+        Matched<'data, 'a, P> = |s, range| Matched::new(s.text, &s.pattern, range);
 }
 
 #[cfg(all(test, not(rayforce_loom)))]
@@ -469,9 +705,28 @@ mod tests {
         }
     }
 
+    /// Each search by the pattern `$pattern` in `$text`, cut every way, against `std`'s.
+    macro_rules! every_cut_searches {
+        ($text:expr, $pattern:expr) => {{
+            let (text, pattern): (&str, _) = ($text, $pattern);
+            let split: Vec<&str> = text.split(pattern).collect();
+            every_cut_yields(&text.par_split(pattern), &split);
+            let inclusive: Vec<&str> = text.split_inclusive(pattern).collect();
+            every_cut_yields(&text.par_split_inclusive(pattern), &inclusive);
+            let terminated: Vec<&str> = text.split_terminator(pattern).collect();
+            every_cut_yields(&text.par_split_terminator(pattern), &terminated);
+            let matches: Vec<&str> = text.matches(pattern).collect();
+            every_cut_yields(&text.par_matches(pattern), &matches);
+            let indexed: Vec<(usize, &str)> = text.match_indices(pattern).collect();
+            every_cut_yields(&text.par_match_indices(pattern), &indexed);
+        }};
+    }
+
     #[test]
     fn every_cut_of_every_short_text_yields_std_pieces() {
-        let tokens = ["a", "é", "€", "😀", ",", "\n", "\r", " ", "\u{2009}"];
+        let tokens = [
+            "a", "é", "€", "😀", ",", "\n", "\r", " ", "\u{2009}", "\u{b}", "\u{c}",
+        ];
         let mut texts = vec![String::new()];
         let mut last = texts.clone();
         for _ in 0..3 {
@@ -484,15 +739,20 @@ mod tests {
         for text in &texts {
             let text = text.as_str();
             every_cut_yields(&text.par_chars(), &text.chars().collect::<Vec<_>>());
+            let indexed: Vec<(usize, char)> = text.char_indices().collect();
+            every_cut_yields(&text.par_char_indices(), &indexed);
+            every_cut_yields(&text.par_bytes(), text.as_bytes());
+            let units: Vec<u16> = text.encode_utf16().collect();
+            every_cut_yields(&text.par_encode_utf16(), &units);
             every_cut_yields(&text.par_lines(), &text.lines().collect::<Vec<_>>());
             let words: Vec<&str> = text.split_whitespace().collect();
             every_cut_yields(&text.par_split_whitespace(), &words);
-            every_cut_yields(&text.par_split(','), &text.split(',').collect::<Vec<_>>());
-            every_cut_yields(&text.par_split('€'), &text.split('€').collect::<Vec<_>>());
-            let set = ['😀', 'é', '\r'];
-            every_cut_yields(&text.par_split(&set), &text.split(&set).collect::<Vec<_>>());
-            let odd = |c: char| u32::from(c) % 2 == 1;
-            every_cut_yields(&text.par_split(odd), &text.split(odd).collect::<Vec<_>>());
+            let ascii_words: Vec<&str> = text.split_ascii_whitespace().collect();
+            every_cut_yields(&text.par_split_ascii_whitespace(), &ascii_words);
+            every_cut_searches!(text, ',');
+            every_cut_searches!(text, '€');
+            every_cut_searches!(text, &['😀', 'é', '\r']);
+            every_cut_searches!(text, |c: char| u32::from(c) % 2 == 1);
         }
     }
 }

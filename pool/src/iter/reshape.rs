@@ -1,0 +1,177 @@
+//! The adaptors that move an indexed iterator's positions: `skip`, `take`, `step_by`,
+//! `rev` and `chain`. Each maps a range of its positions to ranges of its base's.
+
+use super::drive::positions_of_base;
+use super::drive::sealed::Drive;
+use std::ops::Range;
+
+/// `iter.skip(n)`: the items after the first `n`.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Skip<I> {
+    pub(crate) base: I,
+    pub(crate) n: usize,
+}
+
+/// `iter.take(n)`: the first `n` items.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Take<I> {
+    pub(crate) base: I,
+    pub(crate) n: usize,
+}
+
+impl<I: Drive> Skip<I> {
+    /// Where its positions start among the base's, and how many there are.
+    fn window(&self) -> (usize, usize) {
+        (self.n, self.base.positions().saturating_sub(self.n))
+    }
+}
+
+impl<I: Drive> Take<I> {
+    /// Where its positions start among the base's, and how many there are.
+    fn window(&self) -> (usize, usize) {
+        (0, self.base.positions().min(self.n))
+    }
+}
+
+/// `Skip` and `Take`: a window of the base's positions (`window()`).
+macro_rules! window {
+    ($($name:ident),*) => {$(
+        impl<I: Drive> Drive for $name<I> {
+            type Item = I::Item;
+            type Seq<'a>
+                = I::Seq<'a>
+            where
+                Self: 'a;
+
+            fn positions(&self) -> usize {
+                self.window().1
+            }
+
+            fn exact(&self) -> bool {
+                true
+            }
+
+            positions_of_base!(@grain);
+
+            unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+                let start = self.window().0;
+                // SAFETY: shifted into the window, disjoint ranges stay disjoint and
+                // within the base's positions.
+                unsafe { self.base.seq(range.start + start..range.end + start) }
+            }
+        }
+    )*};
+}
+
+window!(Skip, Take);
+
+/// `iter.step_by(k)`: every `k`th item, from the first.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct StepBy<I> {
+    pub(crate) base: I,
+    pub(crate) step: usize,
+}
+
+impl<I: Drive> Drive for StepBy<I> {
+    type Item = I::Item;
+    type Seq<'a>
+        = std::iter::StepBy<I::Seq<'a>>
+    where
+        Self: 'a;
+
+    fn positions(&self) -> usize {
+        self.base.positions().div_ceil(self.step)
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // The base's items `start * k` to `(end - 1) * k`, the ones between steps skipped
+        // (an owned base's are moved out and dropped; those between ranges are never
+        // asked for, and its source drops them).
+        let end = if range.is_empty() {
+            range.start * self.step
+        } else {
+            (range.end - 1) * self.step + 1
+        };
+        // SAFETY: within the base's positions; each range's span ends before the next's
+        // starts, so spans of disjoint ranges are disjoint.
+        unsafe { self.base.seq(range.start * self.step..end) }.step_by(self.step)
+    }
+}
+
+/// `iter.rev()`: the items in reverse order. A range's items are gathered, then yielded
+/// backwards (the base's ranges are iterators forwards only).
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Rev<I> {
+    pub(crate) base: I,
+}
+
+impl<I: Drive> Drive for Rev<I> {
+    type Item = I::Item;
+    type Seq<'a>
+        = std::iter::Rev<std::vec::IntoIter<I::Item>>
+    where
+        Self: 'a;
+
+    positions_of_base!(exact: true);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        let n = self.base.positions();
+        // SAFETY: mirrored, disjoint ranges stay disjoint and within the positions.
+        let items: Vec<I::Item> =
+            unsafe { self.base.seq(n - range.end..n - range.start) }.collect();
+        items.into_iter().rev()
+    }
+}
+
+/// `a.chain(b)`: the items of `a`, then those of `b`.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Chain<A, B> {
+    pub(crate) a: A,
+    pub(crate) b: B,
+}
+
+impl<A, B> Drive for Chain<A, B>
+where
+    A: Drive,
+    B: Drive<Item = A::Item>,
+{
+    type Item = A::Item;
+    type Seq<'a>
+        = std::iter::Chain<A::Seq<'a>, B::Seq<'a>>
+    where
+        Self: 'a;
+
+    fn positions(&self) -> usize {
+        self.a.positions().saturating_add(self.b.positions())
+    }
+
+    fn exact(&self) -> bool {
+        self.a.exact() && self.b.exact()
+    }
+
+    fn min_len(&self) -> usize {
+        self.a.min_len().max(self.b.min_len())
+    }
+
+    fn max_len(&self) -> usize {
+        self.a.max_len().min(self.b.max_len())
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        let split = self.a.positions();
+        let in_a = range.start.min(split)..range.end.min(split);
+        let in_b = range.start.max(split) - split..range.end.max(split) - split;
+        // SAFETY: the parts of disjoint ranges on each side of `split` are disjoint ranges
+        // of `a` and of `b`, within their positions.
+        unsafe { self.a.seq(in_a).chain(self.b.seq(in_b)) }
+    }
+}

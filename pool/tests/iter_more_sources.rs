@@ -1,0 +1,447 @@
+//! rayon's other sources give what `std`'s sequential iteration gives: `char` ranges (the
+//! surrogate gap skipped), `u128`/`i128` ranges (a panic naming the length past
+//! `usize::MAX` items), `empty`, `once`, `repeat`, `repeat_n`, arrays by value (each item
+//! dropped once), `Option`, `Result`, `VecDeque` and `std`'s maps, sets, heaps and lists.
+#![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
+
+use rayforce_pool::iter::{empty, once, range, range_inclusive, repeat, repeat_n};
+use rayforce_pool::prelude::*;
+use rayforce_pool::Pool;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::fmt::Debug;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const WIDTH: usize = 3;
+const SIZES: [usize; 5] = [0, 1, 2, 3, 100_000];
+
+/// Runs `check` on the default pool, on a pool of [`WIDTH`], and there with ranges of one
+/// position at most (`fine`): every cut a source can be asked for.
+fn everywhere(check: impl Fn(bool) + Sync) {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    check(false);
+    pool.install(|| check(false));
+    pool.install(|| check(true));
+}
+
+/// The items of `iter`, collected in order, claimed by ranges of one position if `fine`.
+fn items<I: IndexedParallelIterator>(iter: I, fine: bool) -> Vec<I::Item> {
+    if fine {
+        iter.with_max_len(1).collect()
+    } else {
+        iter.collect()
+    }
+}
+
+/// `iter`'s length and items are those of `serial`.
+fn same<I, S>(iter: I, serial: S, fine: bool, what: &str)
+where
+    I: IndexedParallelIterator,
+    I::Item: PartialEq + Debug,
+    S: IntoIterator<Item = I::Item>,
+{
+    let serial: Vec<I::Item> = serial.into_iter().collect();
+    assert_eq!(iter.len(), serial.len(), "len, {what}");
+    assert_eq!(items(iter, fine), serial, "{what}");
+}
+
+#[test]
+fn char_ranges_skip_the_surrogate_gap() {
+    let around_gap = [
+        '\0',
+        'a',
+        '\u{D7FE}',
+        '\u{D7FF}',
+        '\u{E000}',
+        '\u{E001}',
+        '\u{FFFF}',
+        '\u{10FFFE}',
+        char::MAX,
+    ];
+    everywhere(|fine| {
+        for &low in &around_gap {
+            for &high in &around_gap {
+                same((low..high).into_par_iter(), low..high, fine, "..");
+                same((low..=high).into_par_iter(), low..=high, fine, "..=");
+            }
+            // Sizes 0 to 3 from each start.
+            for n in 0..4u32 {
+                let Some(high) = char::from_u32(u32::from(low) + n) else {
+                    continue;
+                };
+                same((low..high).into_par_iter(), low..high, fine, "short");
+            }
+        }
+        // Every char, and a range of 100_000 across the gap.
+        same(
+            ('\0'..=char::MAX).into_par_iter(),
+            '\0'..=char::MAX,
+            fine,
+            "all",
+        );
+        let (low, high) = (
+            '\u{D000}',
+            char::from_u32(0xD000 + 0x800 + 100_000).unwrap(),
+        );
+        assert_eq!((low..high).count(), 100_000);
+        same((low..high).into_par_iter(), low..high, fine, "100_000");
+    });
+    // An exhausted inclusive range holds nothing.
+    let mut spent = 'a'..='a';
+    spent.next();
+    assert_eq!(spent.clone().into_par_iter().count(), 0);
+    assert_eq!(spent.into_par_iter().len(), 0);
+}
+
+#[test]
+fn wide_integer_ranges_are_those_of_std() {
+    everywhere(|fine| {
+        for n in SIZES {
+            let n128 = n as u128;
+            for start in [0, u128::MAX - n128, 1 << 100] {
+                let end = start + n128;
+                same((start..end).into_par_iter(), start..end, fine, "u128");
+                if n > 0 {
+                    let last = end - 1;
+                    same(
+                        (start..=last).into_par_iter(),
+                        start..=last,
+                        fine,
+                        "u128 ..=",
+                    );
+                }
+            }
+            for start in [i128::MIN, -(n as i128) / 2, i128::MAX - n as i128] {
+                let end = start + n as i128;
+                same((start..end).into_par_iter(), start..end, fine, "i128");
+                same((start..=end).into_par_iter(), start..=end, fine, "i128 ..=");
+            }
+        }
+    });
+    // Empty and reversed ranges hold nothing.
+    assert_eq!((5u128..5).into_par_iter().len(), 0);
+    let (high, low) = (9i128, -9i128);
+    assert_eq!((high..=low).into_par_iter().count(), 0);
+    // The ends of the type.
+    let low = (i128::MIN..=i128::MIN + 2).into_par_iter();
+    assert_eq!(low.map(|x| x - i128::MIN).sum::<i128>(), 3);
+    assert_eq!(
+        (u128::MAX - 2..=u128::MAX).into_par_iter().max(),
+        Some(u128::MAX)
+    );
+    // rayon's module paths name the iterators.
+    let evens: range::Iter<u128> = (0..10u128).into_par_iter();
+    assert_eq!(evens.filter(|x| x % 2 == 0).count(), 5);
+    let all: range_inclusive::Iter<i128> = (-1..=1i128).into_par_iter();
+    assert_eq!(all.collect::<Vec<_>>(), [-1, 0, 1]);
+}
+
+/// The panic message of `f`, which must panic.
+fn panic_message(f: impl FnOnce()) -> String {
+    let payload = panic::catch_unwind(AssertUnwindSafe(f)).expect_err("a panic");
+    match payload.downcast::<String>() {
+        Ok(message) => *message,
+        Err(payload) => payload.downcast_ref::<&str>().unwrap().to_string(),
+    }
+}
+
+/// What the panic names, and what panics.
+type Case = (&'static str, Box<dyn FnOnce()>);
+
+#[test]
+fn ranges_past_usize_max_items_panic_naming_their_length() {
+    let cases: [Case; 5] = [
+        (
+            "340282366920938463463374607431768211455 items",
+            Box::new(|| {
+                let _ = (0..u128::MAX).into_par_iter().count();
+            }),
+        ),
+        (
+            "2^128 items",
+            Box::new(|| {
+                let _ = (0..=u128::MAX).into_par_iter().len();
+            }),
+        ),
+        (
+            "2^128 items",
+            Box::new(|| {
+                let _ = (i128::MIN..=i128::MAX).into_par_iter().count();
+            }),
+        ),
+        (
+            "18446744073709551616 items",
+            Box::new(|| {
+                let _ = (0..=u64::MAX as u128).into_par_iter().len();
+            }),
+        ),
+        (
+            "18446744073709551616 items",
+            Box::new(|| {
+                let _ = (0..=u64::MAX).into_par_iter().len();
+            }),
+        ),
+    ];
+    for (expected, f) in cases {
+        let message = panic_message(f);
+        assert!(
+            message.contains(expected) && message.contains("at most usize::MAX"),
+            "{message:?} names {expected}"
+        );
+    }
+    // Exactly `usize::MAX` items fit.
+    assert_eq!((0..usize::MAX as u128).into_par_iter().len(), usize::MAX);
+    let found = (1..=usize::MAX as u128).into_par_iter().find_any(|_| true);
+    assert!(found.is_some_and(|x| x >= 1));
+}
+
+#[test]
+fn empty_once_and_repeat_n_are_std_s() {
+    everywhere(|fine| {
+        same(empty::<String>(), std::iter::empty(), fine, "empty");
+        same(
+            once(String::from("x")),
+            std::iter::once(String::from("x")),
+            fine,
+            "once",
+        );
+        for n in SIZES {
+            same(
+                repeat_n(String::from("ab"), n),
+                std::iter::repeat_n(String::from("ab"), n),
+                fine,
+                "repeat_n",
+            );
+            same(
+                repeat(7u8).take(n),
+                std::iter::repeat_n(7u8, n),
+                fine,
+                "repeat take",
+            );
+            let xs: Vec<usize> = (0..n).collect();
+            same(
+                repeat('r').zip(&xs),
+                std::iter::repeat('r').zip(&xs),
+                fine,
+                "repeat zip",
+            );
+        }
+    });
+    assert_eq!(empty::<u32>().sum::<u32>(), 0);
+    assert_eq!(once(5u32).max(), Some(5));
+    // Clones are whole iterators.
+    let ab = repeat_n(String::from("ab"), 3);
+    assert_eq!(ab.clone().collect::<String>(), ab.collect::<String>());
+    let once_more = once(vec![1u8]);
+    assert_eq!(
+        once_more.clone().collect::<Vec<_>>(),
+        once_more.collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn an_endless_repeat_stops_at_a_search() {
+    everywhere(|_| {
+        assert_eq!(repeat(3u32).find_any(|&x| x == 3), Some(3));
+        assert!(repeat(String::from("a")).any(|s| s == "a"));
+        assert!(!repeat(1u8).all(|x| x == 2));
+        assert_eq!(repeat(1u8).map(|x| x + 1).find_any(|_| true), Some(2));
+    });
+}
+
+#[test]
+fn a_repeat_item_need_only_be_send() {
+    // `Cell` is `Send` but not `Sync`, as rayon allows.
+    let cells: Vec<std::cell::Cell<u8>> = repeat_n(std::cell::Cell::new(4), 1000).collect();
+    assert!(cells.iter().all(|c| c.get() == 4));
+    let once_cell: Vec<std::cell::Cell<u8>> = once(std::cell::Cell::new(1)).collect();
+    assert_eq!(once_cell.len(), 1);
+}
+
+/// Counts its drops; carries a value.
+#[derive(Debug)]
+struct Counted<'a>(usize, &'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// `[Counted(0), .., Counted(N - 1)]`.
+fn counted<const N: usize>(drops: &AtomicUsize) -> [Counted<'_>; N] {
+    std::array::from_fn(|i| Counted(i, drops))
+}
+
+/// An array of `N` moved out by value, each item dropped once: all consumed, searched
+/// (stopping early), panicking midway, never consumed.
+fn array_by_value<const N: usize>(fine: bool) {
+    let drops = AtomicUsize::new(0);
+    let values = items(counted::<N>(&drops).into_par_iter().map(|c| c.0), fine);
+    assert_eq!(values, (0..N).collect::<Vec<_>>(), "{N}");
+    assert_eq!(drops.load(Ordering::Relaxed), N, "consumed, {N}");
+
+    let drops = AtomicUsize::new(0);
+    let found = counted::<N>(&drops)
+        .into_par_iter()
+        .find_any(|c| c.0 == N / 2);
+    assert_eq!(found.as_ref().map(|c| c.0), (N > 0).then_some(N / 2));
+    drop(found);
+    assert_eq!(drops.load(Ordering::Relaxed), N, "searched, {N}");
+
+    let drops = AtomicUsize::new(0);
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        counted::<N>(&drops)
+            .into_par_iter()
+            .for_each(|c| assert!(c.0 != N / 2));
+    }));
+    assert_eq!(outcome.is_err(), N > 0, "{N}");
+    assert_eq!(drops.load(Ordering::Relaxed), N, "panicked, {N}");
+
+    let drops = AtomicUsize::new(0);
+    drop(counted::<N>(&drops).into_par_iter());
+    assert_eq!(drops.load(Ordering::Relaxed), N, "not consumed, {N}");
+}
+
+#[test]
+fn arrays_by_value_move_each_item_out_once() {
+    everywhere(|fine| {
+        array_by_value::<0>(fine);
+        array_by_value::<1>(fine);
+        array_by_value::<2>(fine);
+        array_by_value::<3>(fine);
+        array_by_value::<1000>(fine);
+        // Items needing no drop, 100_000 of them (boxed: no such array on the stack).
+        let big: Box<[u16; 100_000]> = vec![0u16; 100_000]
+            .into_iter()
+            .enumerate()
+            .map(|(i, _)| i as u16)
+            .collect::<Vec<_>>()
+            .try_into()
+            .unwrap();
+        same((*big).into_par_iter(), *big, fine, "100_000 by value");
+        same(big.par_iter(), big.iter(), fine, "100_000 by reference");
+    });
+    // By reference and mutably, as the slice's; `[..].par_iter()` as before.
+    let mut xs = [1u32, 2, 3];
+    xs.par_iter_mut().for_each(|x| *x *= 2);
+    assert_eq!(xs, [2, 4, 6]);
+    assert_eq!((&xs).into_par_iter().sum::<u32>(), 12);
+    assert_eq!((&mut xs).into_par_iter().len(), 3);
+    assert_eq!(xs.into_par_iter().sum::<u32>(), 12);
+    assert_eq!([1, 2, 3].par_iter().copied().sum::<i32>(), 6);
+    // A clone holds every item.
+    let words = [String::from("a"), String::from("b")].into_par_iter();
+    assert_eq!(words.clone().collect::<Vec<_>>(), words.collect::<Vec<_>>());
+}
+
+#[test]
+fn options_and_results_hold_zero_or_one_item() {
+    everywhere(|fine| {
+        for value in [None, Some(String::from("v"))] {
+            same(value.par_iter(), value.iter(), fine, "option ref");
+            let mut mutable = value.clone();
+            mutable.par_iter_mut().for_each(|s| s.push('!'));
+            assert_eq!(mutable, value.clone().map(|s| s + "!"));
+            same(value.clone().into_par_iter(), value.clone(), fine, "option");
+
+            let result: Result<String, u8> = value.clone().ok_or(3);
+            same(result.par_iter(), result.iter(), fine, "result ref");
+            let mut mutable = result.clone();
+            mutable.par_iter_mut().for_each(|s| s.push('!'));
+            assert_eq!(mutable, result.clone().map(|s| s + "!"));
+            same(result.clone().into_par_iter(), result, fine, "result");
+        }
+    });
+}
+
+/// A deque of `0..n` whose storage wraps (both slices non-empty from 2 items on).
+fn wrapped_deque(n: usize) -> VecDeque<usize> {
+    let mut deque = VecDeque::with_capacity(n);
+    deque.extend(n / 2..n);
+    for i in (0..n / 2).rev() {
+        deque.push_front(i);
+    }
+    deque
+}
+
+#[test]
+fn vec_deques_are_their_two_slices() {
+    everywhere(|fine| {
+        for n in SIZES {
+            let deque = wrapped_deque(n);
+            assert!(deque.iter().copied().eq(0..n));
+            if n >= 2 {
+                let (front, back) = deque.as_slices();
+                assert!(!front.is_empty() && !back.is_empty(), "wrapped, {n}");
+            }
+            same(deque.par_iter(), deque.iter(), fine, "deque ref");
+            let mut doubled = deque.clone();
+            doubled.par_iter_mut().for_each(|x| *x *= 2);
+            assert!(
+                doubled.iter().copied().eq((0..n).map(|x| x * 2)),
+                "deque mut, {n}"
+            );
+            if fine {
+                let mut indices = deque.clone();
+                indices
+                    .par_iter_mut()
+                    .enumerate()
+                    .with_max_len(1)
+                    .for_each(|(i, x)| *x = i);
+                assert!(indices.iter().copied().eq(0..n), "deque enumerate, {n}");
+            }
+            same(deque.clone().into_par_iter(), deque, fine, "deque");
+        }
+    });
+}
+
+#[test]
+fn maps_sets_heaps_and_lists_iterate_as_std_does() {
+    everywhere(|fine| {
+        for n in SIZES {
+            let hash_map: HashMap<usize, String> = (0..n).map(|i| (i, i.to_string())).collect();
+            same(hash_map.par_iter(), hash_map.iter(), fine, "HashMap ref");
+            let mut changed = hash_map.clone();
+            changed.par_iter_mut().for_each(|(_, v)| v.push('!'));
+            assert!(changed.iter().all(|(k, v)| *v == format!("{k}!")));
+            same(hash_map.clone().into_par_iter(), hash_map, fine, "HashMap");
+
+            let hash_set: HashSet<usize> = (0..n).collect();
+            same(hash_set.par_iter(), hash_set.iter(), fine, "HashSet ref");
+            same(hash_set.clone().into_par_iter(), hash_set, fine, "HashSet");
+
+            let btree_map: BTreeMap<usize, String> = (0..n).map(|i| (i, i.to_string())).collect();
+            same(btree_map.par_iter(), btree_map.iter(), fine, "BTreeMap ref");
+            let mut changed = btree_map.clone();
+            changed.par_iter_mut().for_each(|(_, v)| v.push('!'));
+            assert!(changed.iter().all(|(k, v)| *v == format!("{k}!")));
+            same(
+                btree_map.clone().into_par_iter(),
+                btree_map,
+                fine,
+                "BTreeMap",
+            );
+
+            let btree_set: BTreeSet<usize> = (0..n).collect();
+            same(btree_set.par_iter(), btree_set.iter(), fine, "BTreeSet ref");
+            same(
+                btree_set.clone().into_par_iter(),
+                btree_set,
+                fine,
+                "BTreeSet",
+            );
+
+            let heap: BinaryHeap<usize> = (0..n).collect();
+            same(heap.par_iter(), heap.iter(), fine, "BinaryHeap ref");
+            same(heap.clone().into_par_iter(), heap, fine, "BinaryHeap");
+
+            let list: LinkedList<usize> = (0..n).collect();
+            same(list.par_iter(), list.iter(), fine, "LinkedList ref");
+            let mut changed = list.clone();
+            changed.par_iter_mut().for_each(|x| *x += 1);
+            assert!(changed.iter().copied().eq(1..n + 1));
+            same(list.clone().into_par_iter(), list, fine, "LinkedList");
+        }
+    });
+}
