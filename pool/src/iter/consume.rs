@@ -154,6 +154,24 @@ where
     })
 }
 
+/// The position of an item for which `pred` holds, stopping every participant once one is
+/// found: not necessarily the first. Each block is one `Iterator::position` over the
+/// block's items, the loop the index operation `position_any_slice` runs.
+pub(crate) fn position_any<I, P>(iter: &I, pred: &P) -> Option<usize>
+where
+    I: Drive,
+    P: Fn(I::Item) -> bool + Sync,
+{
+    let search = |from: usize, to: usize| {
+        // SAFETY: a block of a range the pipeline claimed: disjoint from the others.
+        let mut items = unsafe { iter.seq(from..to) };
+        items.position(pred).map(|k| from + k)
+    };
+    Target::current(grain(iter), |runs| {
+        find_in_blocks(runs, iter.positions(), &search, |&at| at)
+    })
+}
+
 /// The first match of `pred` in the iterator's order, with its [`Order`]. Every range is
 /// claimed (a stop flag would skip untaken first tasks, which may hold it), but one that
 /// starts past the earliest match found is skipped at once.

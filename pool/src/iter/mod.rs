@@ -349,8 +349,8 @@ pub trait ParallelIterator: Drive + Sized + Send {
 
     /// The accumulators of `op` over the items, each made by `identity()`: a parallel
     /// iterator of them, in the items' order (each folds a run of adjacent items), to
-    /// `reduce`, `sum` or `collect`, as rayon's. Unlike rayon's, `identity` runs at most 8
-    /// times per thread of the pool whatever the number of items (rayon's runs once per
+    /// `reduce`, `sum` or `collect`, as rayon's. Unlike rayon's, `identity` runs at most
+    /// twice per thread of the pool whatever the number of items (rayon's runs once per
     /// split, as often as it splits): an expensive accumulator (a buffer, a map) is made a
     /// few times per thread, not thousands; one `identity()` when there are no items.
     ///
@@ -890,8 +890,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
     {
-        let found = consume::find_any(&self.map(pred), &|&holds| holds);
-        found.map(|((start, k), _)| start + k)
+        consume::position_any(&self, &pred)
     }
 
     /// The index of the first item for which `pred` holds.
