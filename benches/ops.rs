@@ -11,10 +11,11 @@
 
 mod common;
 
+use common::compare::{pool_and_rayon, Clock};
 use common::work::spin_work;
-use common::{settle, ProcessCpuTime};
+use common::ProcessCpuTime;
 use criterion::measurement::{Measurement, WallTime};
-use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
+use criterion::{BenchmarkId, Criterion};
 use rayforce_pool::Pool;
 use rayforce_pool::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
 use rayon::prelude::*;
@@ -31,59 +32,6 @@ fn twenty_ns(i: usize) -> u64 {
     spin_work(i as u64, 8)
 }
 
-/// Whether the group measures wall time (false: process CPU time).
-#[derive(Clone, Copy)]
-struct Clock(bool);
-
-impl Clock {
-    /// `iters` runs of `run`, in the clock's time.
-    fn time(self, iters: u64, run: &dyn Fn()) -> Duration {
-        let (cpu, wall) = (rayforce_rt::process_cpu_time(), Instant::now());
-        (0..iters).for_each(|_| run());
-        if self.0 {
-            wall.elapsed()
-        } else {
-            rayforce_rt::process_cpu_time() - cpu
-        }
-    }
-}
-
-/// One shape at one size: serial code, the pool, rayon (each checked equal to serial's
-/// result first), each measured with the others' threads asleep.
-#[allow(clippy::too_many_arguments)]
-fn three<M, T>(
-    group: &mut BenchmarkGroup<'_, M>,
-    clock: Clock,
-    name: &str,
-    n: usize,
-    pool: &Pool,
-    rayon: &rayon::ThreadPool,
-    serial: &(dyn Fn() -> T + Sync),
-    on_pool: &(dyn Fn() -> T + Sync),
-    on_rayon: &(dyn Fn() -> T + Sync),
-) where
-    M: Measurement<Value = Duration>,
-    T: PartialEq + std::fmt::Debug + Send,
-{
-    let expected = serial();
-    assert_eq!(on_pool(), expected, "{name} at {n}: the pool");
-    assert_eq!(rayon.install(on_rayon), expected, "{name} at {n}: rayon");
-    let label = format!("1e{}", n.ilog10());
-    settle();
-    group.bench_function(BenchmarkId::new(format!("{name}/serial"), &label), |b| {
-        b.iter_custom(|iters| clock.time(iters, &|| drop(black_box(serial()))))
-    });
-    group.bench_function(BenchmarkId::new(format!("{name}/rayforce"), &label), |b| {
-        b.iter_custom(|iters| clock.time(iters, &|| drop(black_box(on_pool()))))
-    });
-    let _ = pool; // asleep again before rayon runs
-    settle();
-    group.bench_function(BenchmarkId::new(format!("{name}/rayon"), &label), |b| {
-        b.iter_custom(|iters| rayon.install(|| clock.time(iters, &|| drop(black_box(on_rayon())))))
-    });
-    settle();
-}
-
 fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &str, clock: Clock) {
     let pool = Pool::builder().workers(WIDTH).build().unwrap();
     let rayon = rayon::ThreadPoolBuilder::new()
@@ -95,30 +43,28 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
     group.warm_up_time(Duration::from_millis(300));
     group.measurement_time(Duration::from_secs(1));
     for n in SIZES {
-        let (p, r) = (&pool, &rayon);
+        let r = &rayon;
         let mix = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         // u64 -> u64 over a slice: one round of a hash finaliser on each value (over the
         // index instead, `mix` alone, the compiler turned the serial loop's multiplications
         // into additions, a shortcut no real map has).
         let values: Vec<u64> = (0..n).map(mix).collect();
         let finalise = |&x: &u64| (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        three(
+        pool_and_rayon(
             &mut group,
             clock,
             "map",
             n,
-            p,
             r,
             &|| values.iter().map(finalise).collect::<Vec<u64>>(),
             &|| pool.map_slice(&values, finalise),
             &|| values.par_iter().map(finalise).collect::<Vec<u64>>(),
         );
-        three(
+        pool_and_rayon(
             &mut group,
             clock,
             "map_20ns",
             n,
-            p,
             r,
             &|| (0..n).map(twenty_ns).collect::<Vec<u64>>(),
             &|| pool.map(n, twenty_ns),
@@ -127,24 +73,22 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
         // Zeros and ones: every sum of their squares below 2^24 is exact in f32, so serial
         // code, the pool and rayon agree bit for bit whatever their grouping.
         let xs: Vec<f32> = (0..n).map(|i| (mix(i) >> 63) as f32).collect();
-        three(
+        pool_and_rayon(
             &mut group,
             clock,
             "sum_squares",
             n,
-            p,
             r,
             &|| xs.iter().map(|x| x * x).sum::<f32>().to_bits(),
             &|| pool.sum(n, |i| xs[i] * xs[i]).to_bits(),
             &|| xs.par_iter().map(|x| x * x).sum::<f32>().to_bits(),
         );
         let (a, b): (Vec<u32>, Vec<u32>) = ((0..n as u32).collect(), (0..n as u32).rev().collect());
-        three(
+        pool_and_rayon(
             &mut group,
             clock,
             "add",
             n,
-            p,
             r,
             &|| {
                 let mut out = vec![0u32; n];
@@ -176,12 +120,11 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
         let hay: Vec<u64> = (0..n).map(mix).collect();
         for (name, at) in [("find_10pct", n / 10), ("find_90pct", n * 9 / 10)] {
             let needle = black_box(hay[at]);
-            three(
+            pool_and_rayon(
                 &mut group,
                 clock,
                 name,
                 n,
-                p,
                 r,
                 &|| hay.iter().position(|&v| v == needle),
                 &|| pool.position_any_slice(&hay, |&v| v == needle),
@@ -217,12 +160,11 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
             "scan at {n}: the pool's whole output"
         );
         // No scan in rayon: serial code stands in its row.
-        three(
+        pool_and_rayon(
             &mut group,
             clock,
             "scan",
             n,
-            p,
             r,
             &serial_scan,
             &pool_scan,
@@ -245,12 +187,11 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
         v.sort_unstable();
         v
     };
-    three(
+    pool_and_rayon(
         &mut group,
         clock,
         "group_by",
         n,
-        &pool,
         &rayon,
         &|| {
             let mut m = HashMap::new();

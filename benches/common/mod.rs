@@ -74,6 +74,7 @@ pub fn small_task(seed: usize) -> u64 {
     work::spin_work(seed as u64, 2_000)
 }
 
+pub mod compare;
 pub mod nbody;
 pub mod work;
 
