@@ -225,6 +225,16 @@ fn edge_cases_match_std() {
         " \u{b} ",
         "1,2€3😀4é5",
         "ééé€€€😀😀😀",
+        // Lines ended by `"\r\n"`, by `'\n'` and by nothing, around multi-byte characters.
+        "é\r\n€\r\n",
+        "é\r\n€\r\n😀",
+        "a\n\n",
+        "\r\n\r\n",
+        // Whitespace of 2 bytes (U+0085, U+00A0), and U+000B and U+000C at either end.
+        "\u{85}a\u{a0}b\u{85}",
+        "\u{b}a\u{b}",
+        "\u{c}a\u{c}",
+        "a\u{b}b\u{c}c\n",
     ];
     check_everywhere(&texts.map(String::from));
 }

@@ -251,12 +251,29 @@ mod sealed {
     use std::ops::Range;
 
     /// Which characters match: every match is one `char`, as in each of `std`'s char
-    /// patterns.
+    /// patterns; and `std`'s splits at the matches.
     pub trait Sealed {
+        /// What `str::split_terminator` by the pattern gives.
+        type Terminated<'data, 'p>: Iterator<Item = &'data str>
+        where
+            Self: 'p;
+        /// What `str::split_inclusive` by the pattern gives.
+        type Inclusive<'data, 'p>: Iterator<Item = &'data str>
+        where
+            Self: 'p;
+
         /// The byte range of the first match in `haystack`.
         fn find_in(&self, haystack: &str) -> Option<Range<usize>>;
         /// Whether `c` is a match.
         fn is_match(&self, c: char) -> bool;
+        /// `haystack.split_terminator(pattern)`.
+        fn split_terminator<'data, 'p>(
+            &'p self,
+            haystack: &'data str,
+        ) -> Self::Terminated<'data, 'p>;
+        /// `haystack.split_inclusive(pattern)`.
+        fn split_inclusive<'data, 'p>(&'p self, haystack: &'data str)
+            -> Self::Inclusive<'data, 'p>;
     }
 }
 
@@ -277,15 +294,26 @@ mod sealed {
 /// ```
 pub trait Pattern: sealed::Sealed + Sync + Send {}
 
-// Every sealed type: those above, and this module's whitespace, which no other module
-// names.
+// Every sealed type: those below.
 impl<T: sealed::Sealed + Sync + Send> Pattern for T {}
 
-/// The `Sealed` impl of a pattern type by `std`'s pattern `$std` of `$self` (what
-/// `str::split` takes for the same argument) and its test of one `char`.
+/// The `Sealed` impl of a pattern type by `std`'s pattern `$std` of `$self`, of type
+/// `$std_ty` (what `str::split` takes for the same argument; `'p` is the borrow of
+/// `$self`), and its test of one `char`.
 macro_rules! patterns {
-    ($([$($generics:tt)*] $ty:ty, |$self:ident, $c:ident| $std:expr, $test:expr;)*) => {$(
+    ($(
+        [$($generics:tt)*] $ty:ty => $std_ty:ty, |$self:ident, $c:ident| $std:expr, $test:expr;
+    )*) => {$(
         impl<$($generics)*> sealed::Sealed for $ty {
+            type Terminated<'data, 'p>
+                = std::str::SplitTerminator<'data, $std_ty>
+            where
+                Self: 'p;
+            type Inclusive<'data, 'p>
+                = std::str::SplitInclusive<'data, $std_ty>
+            where
+                Self: 'p;
+
             fn find_in(&$self, haystack: &str) -> Option<Range<usize>> {
                 let (at, matched) = haystack.match_indices($std).next()?;
                 Some(at..at + matched.len())
@@ -294,29 +322,31 @@ macro_rules! patterns {
             fn is_match(&$self, $c: char) -> bool {
                 $test
             }
+
+            fn split_terminator<'data, 'p>(
+                &'p $self,
+                haystack: &'data str,
+            ) -> Self::Terminated<'data, 'p> {
+                haystack.split_terminator($std)
+            }
+
+            fn split_inclusive<'data, 'p>(
+                &'p $self,
+                haystack: &'data str,
+            ) -> Self::Inclusive<'data, 'p> {
+                haystack.split_inclusive($std)
+            }
         }
     )*};
 }
 
 patterns! {
-    [] char, |self, c| *self, c == *self;
-    ['s] &'s [char], |self, c| *self, self.contains(&c);
-    [const N: usize] [char; N], |self, c| *self, self.contains(&c);
-    ['s, const N: usize] &'s [char; N], |self, c| *self, self.contains(&c);
-    [F: Fn(char) -> bool + Sync + Send] F, |self, c| self, self(c);
-    [] Whitespace, |self, c| char::is_whitespace, c.is_whitespace();
-    [] AsciiWhitespace, |self, c| |c: char| c.is_ascii_whitespace(), c.is_ascii_whitespace();
+    [] char => char, |self, c| *self, c == *self;
+    ['s] &'s [char] => &'s [char], |self, c| *self, self.contains(&c);
+    [const N: usize] [char; N] => [char; N], |self, c| *self, self.contains(&c);
+    ['s, const N: usize] &'s [char; N] => &'s [char; N], |self, c| *self, self.contains(&c);
+    [F: Fn(char) -> bool + Sync + Send] F => &'p F, |self, c| self, self(c);
 }
-
-/// Whitespace, `char::is_whitespace`: what [`SplitWhitespace`] splits at (public for its
-/// `Seq` only: the module is private, and no other module names it).
-#[derive(Debug, Clone, Copy)]
-pub struct Whitespace;
-
-/// ASCII whitespace, `char::is_ascii_whitespace`: what [`SplitAsciiWhitespace`] splits
-/// at (public as [`Whitespace`]).
-#[derive(Debug, Clone, Copy)]
-pub struct AsciiWhitespace;
 
 /// The first char boundary of `text` at or after `at` (its length for any `at` past it).
 fn boundary_from(text: &str, at: usize) -> usize {
@@ -334,21 +364,26 @@ fn chars_in(text: &str, range: Range<usize>) -> (usize, &str) {
     (from, &text[from..to])
 }
 
+/// Whether a piece of `text` split at `separator` starts at the char boundary `at`: at 0
+/// and right after each match (the text's end included).
+fn starts_piece<P: sealed::Sealed>(text: &str, separator: &P, at: usize) -> bool {
+    text[..at]
+        .chars()
+        .next_back()
+        .is_none_or(|before| separator.is_match(before))
+}
+
 /// Where the first piece of `text` split at `separator` that starts at or after
 /// `range.start` starts, if it is found before `range.end` (else none starts in `range`,
-/// or the one returned starts at or past its end). A piece starts at 0 and right after
-/// each match: a match is one `char`, so only char boundaries are looked at, and the
-/// `char` that ends at the first boundary from `range.start` is the only match before it
-/// that matters. Looks at `range`'s bytes only.
+/// or the one returned starts at or past its end). A match is one `char`, so only char
+/// boundaries are looked at, and the `char` that ends at the first boundary from
+/// `range.start` is the only match before it that matters. Looks at `range`'s bytes only.
 fn first_piece<P: sealed::Sealed>(text: &str, separator: &P, range: Range<usize>) -> Option<usize> {
     if range.is_empty() {
         return None;
     }
     let from = boundary_from(text, range.start);
-    let Some(before) = text[..from].chars().next_back() else {
-        return Some(0);
-    };
-    if separator.is_match(before) {
+    if starts_piece(text, separator, from) {
         return Some(from);
     }
     // A match that is not within the range ends past it, as every later one does.
@@ -356,61 +391,25 @@ fn first_piece<P: sealed::Sealed>(text: &str, separator: &P, range: Range<usize>
     Some(at + matched.len())
 }
 
-/// What a source of pieces yields for one piece, given it without and with the separator
-/// that ends it (the same slice for the text's last piece): its item, or none.
-type Shape<'data> = fn(&'data str, &'data str) -> Option<&'data str>;
-
-/// The pieces of `text` split at `separator` that start in a range, in order, each shaped
-/// into an item or dropped: the items of a range of [`Split`], [`SplitInclusive`],
-/// [`SplitTerminator`], [`Lines`], [`SplitWhitespace`] and [`SplitAsciiWhitespace`].
-#[derive(Debug, Clone)]
-pub struct Pieces<'data, 'p, P> {
+/// The pieces of `text` split at `separator` that start in `range`, whole, as one slice of
+/// it: from the first one's start to the start of the first piece after them (right after
+/// the match that ends the last one), or to the text's end; empty where none starts in
+/// `range`. Split at `separator`, the slice gives those pieces, then an empty one where it
+/// ends right after a match: the next piece's start, not this range's (or the empty last
+/// piece after a final match, which the caller decides on). Looks at `range`'s bytes and
+/// the last piece's only.
+fn span<'data, P: sealed::Sealed>(
     text: &'data str,
-    separator: &'p P,
-    /// Where the next piece starts; `None` after the last.
-    next: Option<usize>,
-    /// Pieces that start here or later are a later range's.
-    end: usize,
-    shape: Shape<'data>,
-}
-
-impl<'data, 'p, P: sealed::Sealed> Pieces<'data, 'p, P> {
-    /// The pieces that start in `range`, shaped by `shape`.
-    fn new(text: &'data str, separator: &'p P, range: Range<usize>, shape: Shape<'data>) -> Self {
-        Pieces {
-            text,
-            separator,
-            next: first_piece(text, separator, range.clone()),
-            end: range.end,
-            shape,
+    separator: &P,
+    range: Range<usize>,
+) -> &'data str {
+    match first_piece(text, separator, range.clone()) {
+        Some(start) if start < range.end => {
+            let end = first_piece(text, separator, range.end..text.len());
+            &text[start..end.unwrap_or(text.len())]
         }
+        _ => "",
     }
-}
-
-impl<'data, P: sealed::Sealed> Iterator for Pieces<'data, '_, P> {
-    type Item = &'data str;
-
-    fn next(&mut self) -> Option<&'data str> {
-        loop {
-            let start = self.next.filter(|&start| start < self.end)?;
-            let rest = &self.text[start..];
-            let found = self.separator.find_in(rest);
-            self.next = found.as_ref().map(|found| start + found.end);
-            let (piece, whole) = match found {
-                Some(found) => (&rest[..found.start], &rest[..found.end]),
-                None => (rest, rest),
-            };
-            if let Some(item) = (self.shape)(piece, whole) {
-                return Some(item);
-            }
-        }
-    }
-}
-
-/// A word of a split at whitespace: a non-empty piece (a word starts at a `char` that is
-/// not whitespace).
-fn word<'data>(piece: &'data str, _: &'data str) -> Option<&'data str> {
-    (!piece.is_empty()).then_some(piece)
 }
 
 /// The matches of a pattern that start in a range, in order, with the byte index each
@@ -576,10 +575,16 @@ sources! {
     /// assert_eq!(fields, ["name", "age", "", "city"]);
     /// ```
     // One more position than bytes: the last piece may start at the end (after a final
-    // separator, or the empty text's one piece).
+    // separator, or the empty text's one piece), and `split_terminator` leaves it out.
     Split<'data, P> -> &'data str, positions + 1, exact false,
-        Pieces<'data, 'a, P> = |s, range| {
-            Pieces::new(s.text, &s.pattern, range, |piece, _| Some(piece))
+        std::iter::Chain<
+            <P as sealed::Sealed>::Terminated<'data, 'a>,
+            std::option::IntoIter<&'data str>,
+        > = |s, range| {
+            let end = s.text.len();
+            let last = range.contains(&end) && starts_piece(s.text, &s.pattern, end);
+            let pieces = s.pattern.split_terminator(span(s.text, &s.pattern, range));
+            pieces.chain(last.then_some(&s.text[end..]))
         };
 
     /// A parallel iterator over the substrings of a string each ended by a pattern's
@@ -591,8 +596,8 @@ sources! {
     /// assert_eq!(rows, ["a;", "b;", ";", "c"]);
     /// ```
     SplitInclusive<'data, P> -> &'data str, positions + 0, exact false,
-        Pieces<'data, 'a, P> = |s, range| {
-            Pieces::new(s.text, &s.pattern, range, |_, whole| Some(whole))
+        <P as sealed::Sealed>::Inclusive<'data, 'a> = |s, range| {
+            s.pattern.split_inclusive(span(s.text, &s.pattern, range))
         };
 
     /// A parallel iterator over the substrings of a string ended by a pattern's matches:
@@ -605,8 +610,8 @@ sources! {
     /// ```
     // A piece that starts at the end is the empty one after a final terminator.
     SplitTerminator<'data, P> -> &'data str, positions + 0, exact false,
-        Pieces<'data, 'a, P> = |s, range| {
-            Pieces::new(s.text, &s.pattern, range, |piece, _| Some(piece))
+        <P as sealed::Sealed>::Terminated<'data, 'a> = |s, range| {
+            s.pattern.split_terminator(span(s.text, &s.pattern, range))
         };
 
     /// A parallel iterator over a string's lines: `text.par_lines()`.
@@ -618,14 +623,7 @@ sources! {
     /// ```
     // A line starts before the end (a final `'\n'` ends the last one).
     Lines<'data> -> &'data str, positions + 0, exact false,
-        Pieces<'data, 'static, char> = |s, range| {
-            Pieces::new(s.text, &'\n', range, |line, whole| {
-                // As `str::lines`: a `'\r'` goes with the `'\n'` after it, not at the
-                // text's end.
-                let ended = whole.len() > line.len();
-                Some(if ended { line.strip_suffix('\r').unwrap_or(line) } else { line })
-            })
-        };
+        std::str::Lines<'data> = |s, range| span(s.text, &'\n', range).lines();
 
     /// A parallel iterator over the substrings of a string separated by whitespace:
     /// `text.par_split_whitespace()`.
@@ -635,9 +633,10 @@ sources! {
     /// let longest = "which is the longest word?".par_split_whitespace().max_by_key(|w| w.len());
     /// assert_eq!(longest, Some("longest"));
     /// ```
+    // A word is a piece of the split at each whitespace `char`, not empty.
     SplitWhitespace<'data> -> &'data str, positions + 0, exact false,
-        Pieces<'data, 'static, Whitespace> = |s, range| {
-            Pieces::new(s.text, &Whitespace, range, word)
+        std::str::SplitWhitespace<'data> = |s, range| {
+            span(s.text, &char::is_whitespace, range).split_whitespace()
         };
 
     /// A parallel iterator over the substrings of a string separated by ASCII whitespace:
@@ -649,8 +648,8 @@ sources! {
     /// assert_eq!(words.max_by_key(|w| w.len()), Some("the\u{3000}longest"));
     /// ```
     SplitAsciiWhitespace<'data> -> &'data str, positions + 0, exact false,
-        Pieces<'data, 'static, AsciiWhitespace> = |s, range| {
-            Pieces::new(s.text, &AsciiWhitespace, range, word)
+        std::str::SplitAsciiWhitespace<'data> = |s, range| {
+            span(s.text, &|c: char| c.is_ascii_whitespace(), range).split_ascii_whitespace()
         };
 
     /// A parallel iterator over a pattern's matches in a string: `text.par_matches(pattern)`.
@@ -705,18 +704,40 @@ mod tests {
         }
     }
 
+    /// Whether each range of `iter`'s positions (empty, or starting or ending inside a
+    /// `char`, a piece or a `"\r\n"`) yields the pieces of `expected`, slices of `text`,
+    /// that start in it, each where it is in `text`: so every cut yields `expected`.
+    fn every_range_yields_its_pieces<'t, I>(text: &'t str, iter: &I, expected: &[&'t str])
+    where
+        I: Drive<Item = &'t str>,
+    {
+        let placed = |piece: &'t str| (piece.as_ptr() as usize - text.as_ptr() as usize, piece);
+        let expected: Vec<(usize, &str)> = expected.iter().map(|&piece| placed(piece)).collect();
+        let n = iter.positions();
+        for a in 0..=n {
+            for b in a..=n {
+                let own: Vec<(usize, &str)> = (expected.iter().copied())
+                    .filter(|(at, _)| (a..b).contains(at))
+                    .collect();
+                // SAFETY: one range within the positions.
+                let got: Vec<(usize, &str)> = unsafe { iter.seq(a..b) }.map(placed).collect();
+                assert_eq!(got, own, "range {a}..{b} of {text:?}");
+            }
+        }
+    }
+
     /// Each search by the pattern `$pattern` in `$text`, cut every way, against `std`'s.
     macro_rules! every_cut_searches {
         ($text:expr, $pattern:expr) => {{
             let (text, pattern): (&str, _) = ($text, $pattern);
             let split: Vec<&str> = text.split(pattern).collect();
-            every_cut_yields(&text.par_split(pattern), &split);
+            every_range_yields_its_pieces(text, &text.par_split(pattern), &split);
             let inclusive: Vec<&str> = text.split_inclusive(pattern).collect();
-            every_cut_yields(&text.par_split_inclusive(pattern), &inclusive);
+            every_range_yields_its_pieces(text, &text.par_split_inclusive(pattern), &inclusive);
             let terminated: Vec<&str> = text.split_terminator(pattern).collect();
-            every_cut_yields(&text.par_split_terminator(pattern), &terminated);
+            every_range_yields_its_pieces(text, &text.par_split_terminator(pattern), &terminated);
             let matches: Vec<&str> = text.matches(pattern).collect();
-            every_cut_yields(&text.par_matches(pattern), &matches);
+            every_range_yields_its_pieces(text, &text.par_matches(pattern), &matches);
             let indexed: Vec<(usize, &str)> = text.match_indices(pattern).collect();
             every_cut_yields(&text.par_match_indices(pattern), &indexed);
         }};
@@ -724,8 +745,10 @@ mod tests {
 
     #[test]
     fn every_cut_of_every_short_text_yields_std_pieces() {
+        // Whitespace of 1, 2 and 3 bytes (U+0085, U+2009), and U+000B, which
+        // `split_ascii_whitespace` does not split at.
         let tokens = [
-            "a", "é", "€", "😀", ",", "\n", "\r", " ", "\u{2009}", "\u{b}", "\u{c}",
+            "a", "é", "€", "😀", ",", "\n", "\r", " ", "\u{85}", "\u{2009}", "\u{b}", "\u{c}",
         ];
         let mut texts = vec![String::new()];
         let mut last = texts.clone();
@@ -744,11 +767,12 @@ mod tests {
             every_cut_yields(&text.par_bytes(), text.as_bytes());
             let units: Vec<u16> = text.encode_utf16().collect();
             every_cut_yields(&text.par_encode_utf16(), &units);
-            every_cut_yields(&text.par_lines(), &text.lines().collect::<Vec<_>>());
+            let lines: Vec<&str> = text.lines().collect();
+            every_range_yields_its_pieces(text, &text.par_lines(), &lines);
             let words: Vec<&str> = text.split_whitespace().collect();
-            every_cut_yields(&text.par_split_whitespace(), &words);
+            every_range_yields_its_pieces(text, &text.par_split_whitespace(), &words);
             let ascii_words: Vec<&str> = text.split_ascii_whitespace().collect();
-            every_cut_yields(&text.par_split_ascii_whitespace(), &ascii_words);
+            every_range_yields_its_pieces(text, &text.par_split_ascii_whitespace(), &ascii_words);
             every_cut_searches!(text, ',');
             every_cut_searches!(text, '€');
             every_cut_searches!(text, &['😀', 'é', '\r']);
