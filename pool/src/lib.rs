@@ -42,7 +42,9 @@ mod region;
 mod scope;
 mod shared;
 mod signal;
+pub mod slice;
 mod slot;
+mod sort;
 mod spin;
 mod stats;
 mod stream;
@@ -93,9 +95,10 @@ pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
         IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange,
-        ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
+        ParallelExtend, ParallelIterator,
     };
     pub use crate::ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
+    pub use crate::slice::{ParallelSlice, ParallelSliceMut};
     pub use crate::str::ParallelString;
 }
 

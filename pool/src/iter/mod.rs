@@ -46,7 +46,7 @@ pub use adapt::{
     Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, FlattenIter, Inspect, Map, Zip,
 };
 pub use bridge::{IterBridge, ParallelBridge};
-pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
+pub use chunks::{Chunks, ChunksMut};
 pub use collect::FromParallelIterator;
 pub use computed::Computed;
 pub use extend::ParallelExtend;

@@ -210,6 +210,11 @@ impl<'a, T> Disjoint<'a, T> {
         }
     }
 
+    /// The slice's first item, for writes at offsets its callers keep disjoint.
+    pub(crate) fn as_mut_ptr(&self) -> *mut T {
+        self.ptr
+    }
+
     /// Items `range` of the slice.
     ///
     /// # Safety

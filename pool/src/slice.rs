@@ -1,0 +1,236 @@
+//! The slice methods, as rayon's `rayon::slice`: [`ParallelSlice`] (`par_chunks`) and
+//! [`ParallelSliceMut`] (`par_chunks_mut`, rayon's sorts and a radix sort), in the prelude;
+//! `Vec`s and arrays reach them through their slice.
+
+pub use crate::iter::{Chunks, ChunksMut};
+pub use crate::sort::radix_key::RadixKey;
+
+use crate::sort::{cached_key, radix, stable, unstable};
+use std::cmp::Ordering;
+
+/// Parallel iterators over a shared slice, as rayon's trait of the same name.
+pub trait ParallelSlice<T: Sync> {
+    /// The slice.
+    fn as_parallel_slice(&self) -> &[T];
+
+    /// The slice in chunks of `chunk_size` items, the last one shorter when `chunk_size`
+    /// does not divide the length.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 3, 4, 5];
+    /// let sums: Vec<i32> = xs.par_chunks(2).map(|c| c.iter().sum()).collect();
+    /// assert_eq!(sums, [3, 7, 5]);
+    /// ```
+    fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
+        assert!(chunk_size != 0, "par_chunks: chunk_size must not be zero");
+        Chunks::new(self.as_parallel_slice(), chunk_size)
+    }
+}
+
+impl<T: Sync> ParallelSlice<T> for [T] {
+    fn as_parallel_slice(&self) -> &[T] {
+        self
+    }
+}
+
+/// Parallel iterators over a mutable slice, and parallel sorts, as rayon's trait of the
+/// same name; plus [`par_radix_sort`](Self::par_radix_sort). Every sort runs on the
+/// current pool (see [`join`](crate::join)); below a few thousand items, on the calling
+/// thread alone as `std`'s sort of the same name. A comparator or key function that
+/// panics leaves the slice a permutation of its items: none lost, none duplicated, each
+/// dropped once when the slice is.
+pub trait ParallelSliceMut<T: Send> {
+    /// The slice.
+    fn as_parallel_slice_mut(&mut self) -> &mut [T];
+
+    /// The slice in mutable chunks of `chunk_size` items, the last one shorter when
+    /// `chunk_size` does not divide the length.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = vec![0u32; 7];
+    /// xs.par_chunks_mut(3).enumerate().for_each(|(i, chunk)| chunk.fill(i as u32));
+    /// assert_eq!(xs, [0, 0, 0, 1, 1, 1, 2]);
+    /// ```
+    fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
+        assert!(
+            chunk_size != 0,
+            "par_chunks_mut: chunk_size must not be zero"
+        );
+        ChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Sorts the slice, stable (equal items keep their order), as `slice::sort`: one run
+    /// per thread sorted by `std`'s stable sort, then merged in parallel through a scratch
+    /// buffer as long as the slice.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs: Vec<u32> = (0..100_000).map(|i| i * 7919 % 100_000).collect();
+    /// xs.par_sort();
+    /// assert!(xs.windows(2).all(|w| w[0] <= w[1]));
+    /// ```
+    fn par_sort(&mut self)
+    where
+        T: Ord,
+    {
+        stable::sort_by(self.as_parallel_slice_mut(), &T::cmp);
+    }
+
+    /// Sorts the slice by `compare`, stable, as `slice::sort_by`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = vec![3, 1, 2];
+    /// xs.par_sort_by(|a, b| b.cmp(a));
+    /// assert_eq!(xs, [3, 2, 1]);
+    /// ```
+    fn par_sort_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        stable::sort_by(self.as_parallel_slice_mut(), &compare);
+    }
+
+    /// Sorts the slice by the key `f` gives each item, stable, as `slice::sort_by_key`
+    /// (`f` runs at every comparison; see
+    /// [`par_sort_by_cached_key`](Self::par_sort_by_cached_key)).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut pairs = vec![(2, 'a'), (1, 'b'), (2, 'c'), (1, 'd')];
+    /// pairs.par_sort_by_key(|p| p.0);
+    /// assert_eq!(pairs, [(1, 'b'), (1, 'd'), (2, 'a'), (2, 'c')]);
+    /// ```
+    fn par_sort_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        stable::sort_by(self.as_parallel_slice_mut(), &|a: &T, b: &T| {
+            f(a).cmp(&f(b))
+        });
+    }
+
+    /// Sorts the slice by the key `f` gives each item, stable, calling `f` once per item
+    /// (in parallel), as `slice::sort_by_cached_key`: for keys that cost more than
+    /// moving an index.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut words = vec!["delta", "alpha", "charlie", "bravo"];
+    /// words.par_sort_by_cached_key(|w| w.to_uppercase());
+    /// assert_eq!(words, ["alpha", "bravo", "charlie", "delta"]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        K: Ord + Send,
+        F: Fn(&T) -> K + Sync,
+    {
+        cached_key::sort_by_cached_key(self.as_parallel_slice_mut(), &f);
+    }
+
+    /// Sorts the slice, unstable (equal items may be reordered), in place, as
+    /// `slice::sort_unstable`: split at the median (`select_nth_unstable`) until each
+    /// thread has a part, each part sorted by `std`'s unstable sort.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs: Vec<i64> = (0..100_000).map(|i| (i * 7919) % 1000 - 500).collect();
+    /// xs.par_sort_unstable();
+    /// assert!(xs.windows(2).all(|w| w[0] <= w[1]));
+    /// ```
+    fn par_sort_unstable(&mut self)
+    where
+        T: Ord,
+    {
+        unstable::sort_unstable_by(self.as_parallel_slice_mut(), &T::cmp);
+    }
+
+    /// Sorts the slice by `compare`, unstable, in place, as `slice::sort_unstable_by`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = vec![1.5, -2.0, 0.25];
+    /// xs.par_sort_unstable_by(f64::total_cmp);
+    /// assert_eq!(xs, [-2.0, 0.25, 1.5]);
+    /// ```
+    fn par_sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        unstable::sort_unstable_by(self.as_parallel_slice_mut(), &compare);
+    }
+
+    /// Sorts the slice by the key `f` gives each item, unstable, in place, as
+    /// `slice::sort_unstable_by_key`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = vec![-3i32, 1, -2];
+    /// xs.par_sort_unstable_by_key(|x| x.abs());
+    /// assert_eq!(xs, [1, -2, -3]);
+    /// ```
+    fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        unstable::sort_unstable_by(self.as_parallel_slice_mut(), &|a: &T, b: &T| {
+            f(a).cmp(&f(b))
+        });
+    }
+
+    /// Sorts the slice of integers, floats (in [`f64::total_cmp`]'s order) or `char`s by
+    /// their bits, stable, in passes over 8 bits at a time (those that vary), with a
+    /// scratch buffer as long as the slice; see [`RadixKey`]. No rayon name: rayon has no
+    /// radix sort.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs: Vec<u64> = (0..100_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+    /// let mut expected = xs.clone();
+    /// expected.sort_unstable();
+    /// xs.par_radix_sort();
+    /// assert_eq!(xs, expected);
+    /// ```
+    fn par_radix_sort(&mut self)
+    where
+        T: RadixKey,
+    {
+        radix::sort_by_bits(self.as_parallel_slice_mut(), &|x: &T| x.order_bits());
+    }
+
+    /// Sorts the slice by the [`RadixKey`] `f` gives each item, stable, as
+    /// [`par_radix_sort`](Self::par_radix_sort) does (`f` runs once per item a pass). `f`
+    /// must give an item the same key at every call: else the order is unspecified, or
+    /// the sort panics, as `std`'s sorts do with a comparator that is not a total order;
+    /// every item is in the slice once either way.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut records = vec![(3u64, "c"), (1, "a"), (3, "d"), (2, "b")];
+    /// records.par_radix_sort_by_key(|r| r.0);
+    /// assert_eq!(records, [(1, "a"), (2, "b"), (3, "c"), (3, "d")]);
+    /// ```
+    fn par_radix_sort_by_key<K, F>(&mut self, f: F)
+    where
+        K: RadixKey,
+        F: Fn(&T) -> K + Sync,
+    {
+        radix::sort_by_bits(self.as_parallel_slice_mut(), &|x: &T| f(x).order_bits());
+    }
+}
+
+impl<T: Send> ParallelSliceMut<T> for [T] {
+    fn as_parallel_slice_mut(&mut self) -> &mut [T] {
+        self
+    }
+}

@@ -1,0 +1,10 @@
+//! Sorting on the pool: rayon's comparison sorts (`unstable.rs` by medians and `join`,
+//! `stable.rs` by runs and parallel merges, `cached_key.rs`), and a radix sort
+//! (`radix.rs`, over the keys of `radix_key.rs`), all behind the slice methods of
+//! [`ParallelSliceMut`](crate::slice::ParallelSliceMut).
+
+pub(crate) mod cached_key;
+pub(crate) mod radix;
+pub(crate) mod radix_key;
+pub(crate) mod stable;
+pub(crate) mod unstable;
