@@ -396,7 +396,7 @@ where
     let mut group = c.benchmark_group(format!("sort_{label}"));
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
-    group.measurement_time(Duration::from_secs(3));
+    group.measurement_time(Duration::from_secs(2));
     for n in SIZES {
         for dist in [Dist::Uniform, Dist::Skewed, Dist::Sorted] {
             shape::<u32, M>(&mut group, pools, dist, n);

@@ -14,8 +14,8 @@ mod runtime;
 pub use cpu_time::process_cpu_time;
 pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 pub use rayforce_pool::{
-    current_num_threads, iter, join, prelude, range, range_inclusive, scope, str, Pool, Scope,
-    ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, Wide,
+    current_num_threads, iter, join, prelude, range, range_inclusive, scope, slice, str, Pool,
+    Scope, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, Wide,
 };
 pub use rayforce_tunables::{cpu, registry, Choices, Environment, Tunables};
 #[cfg(feature = "rayon")]

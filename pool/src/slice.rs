@@ -39,8 +39,10 @@ impl<T: Sync> ParallelSlice<T> for [T] {
 
 /// Parallel iterators over a mutable slice, and parallel sorts, as rayon's trait of the
 /// same name; plus [`par_radix_sort`](Self::par_radix_sort). Every sort runs on the
-/// current pool (see [`join`](crate::join)); below a few thousand items, on the calling
-/// thread alone as `std`'s sort of the same name. A comparator or key function that
+/// current pool (see [`join`](crate::join)); the comparison sorts of fewer than a few
+/// thousand items run on the calling thread alone, as `std`'s sort of the same name (but
+/// for `par_sort_by_cached_key`, whose keys are made in parallel). A comparator or key
+/// function that
 /// panics leaves the slice a permutation of its items: none lost, none duplicated, each
 /// dropped once when the slice is.
 pub trait ParallelSliceMut<T: Send> {

@@ -93,24 +93,34 @@ unsafe fn split<T: Send, B: Bits>(
     let block_len = n.div_ceil(blocks);
     let first = key(&here[0]);
     let guess = hint.saturating_sub(DIGIT_BITS);
-    let counted: Vec<(B, Counts)> = ChunksMut::new(here, block_len)
+    let tallies: Vec<Tally<B>> = ChunksMut::new(here, block_len)
         .with_max_len(1)
         .map(|block| count(block, key, first, guess))
         .collect();
-    let varying = counted.iter().fold(B::ZERO, |mask, (m, _)| mask.or(*m));
-    let Some(top) = varying.highest_bit() else {
-        // Every key equal: in order already.
+    let varying = tallies.iter().fold(B::ZERO, |mask, t| mask.or(t.varying));
+    let in_order = tallies.iter().all(|t| t.ordered)
+        && tallies
+            .windows(2)
+            .all(|pair| pair[0].ends.1 <= pair[1].ends.0);
+    let top = varying.highest_bit().filter(|_| !in_order);
+    let Some(top) = top else {
+        // Every key equal, or the keys in order already.
         // SAFETY: the part's alone, its items where it says.
         drop(unsafe { Bucket::new(lent, part) });
         return;
     };
+    assert!(
+        top < hint,
+        "par_radix_sort: the key function gave an item another key than before \
+         (expected the same key at every call)"
+    );
     let shift = (top + 1).saturating_sub(DIGIT_BITS);
     let counts: Vec<Counts> = if shift == guess {
-        counted.into_iter().map(|(_, counts)| counts).collect()
+        tallies.into_iter().map(|t| t.counts).collect()
     } else {
         ChunksMut::new(here, block_len)
             .with_max_len(1)
-            .map(|block| count(block, key, first, shift).1)
+            .map(|block| count(block, key, first, shift).counts)
             .collect()
     };
     let (offsets, starts) = scan_counts(&counts);
@@ -212,27 +222,50 @@ unsafe fn land<T>(lent: &Lent<'_, T>, range: Range<usize>, landed: &AtomicBool) 
     landed.store(true, Ordering::Relaxed);
 }
 
-/// The mask of key bits that differ from `first`'s in `block`, and its digits at `shift`.
-/// Four tallies, summed at the end: runs of one digit (skewed keys) would otherwise make
-/// each increment wait for the one before.
-fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, shift: u32) -> (B, Counts) {
-    let mut mask = B::ZERO;
+/// What a pass over a block found.
+struct Tally<B> {
+    /// The key bits that differ from the part's first key in some item.
+    varying: B,
+    /// How many items have each digit at the pass's shift.
+    counts: Counts,
+    /// Whether the keys never decrease along the block, and its first and last key.
+    ordered: bool,
+    ends: (B, B),
+}
+
+/// One pass over `block`: its [`Tally`] at `shift`, against the part's `first` key. Four
+/// counts, summed at the end: runs of one digit (skewed keys) would otherwise make each
+/// increment wait for the one before.
+fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, shift: u32) -> Tally<B> {
+    let mut varying = B::ZERO;
     let mut tallies = [[0; BUCKETS]; 4];
+    let ends = (key(&block[0]), key(&block[block.len() - 1]));
+    let mut previous = ends.0;
+    let mut ordered = true;
     let mut quads = block.chunks_exact(4);
     for quad in &mut quads {
-        for (tally, item) in tallies.iter_mut().zip(quad) {
-            let k = key(item);
-            mask = mask.or(k.xor(first));
+        let keys = [key(&quad[0]), key(&quad[1]), key(&quad[2]), key(&quad[3])];
+        for (tally, &k) in tallies.iter_mut().zip(&keys) {
+            varying = varying.or(k.xor(first));
             tally[k.digit(shift)] += 1;
         }
+        ordered &= previous <= keys[0] && keys[0] <= keys[1] && keys[1] <= keys[2];
+        ordered &= keys[2] <= keys[3];
+        previous = keys[3];
     }
     for item in quads.remainder() {
         let k = key(item);
-        mask = mask.or(k.xor(first));
+        varying = varying.or(k.xor(first));
+        ordered &= previous <= k;
+        previous = k;
         tallies[0][k.digit(shift)] += 1;
     }
-    let counts = std::array::from_fn(|d| tallies.iter().map(|tally| tally[d]).sum());
-    (mask, counts)
+    Tally {
+        varying,
+        counts: std::array::from_fn(|d| tallies.iter().map(|tally| tally[d]).sum()),
+        ordered,
+        ends,
+    }
 }
 
 /// Each block's write offsets (digit-major: every block's items of digit 0, in block
@@ -373,9 +406,16 @@ impl<'a, T> Bucket<'a, T> {
         // SAFETY: `len` items at `here` (the bucket's own range, `new`).
         let items = unsafe { std::slice::from_raw_parts(here, self.len) };
         let first = key(&items[0]);
-        let varying = items
-            .iter()
-            .fold(B::ZERO, |mask, item| mask.or(key(item).xor(first)));
+        let (mut varying, mut previous, mut in_order) = (B::ZERO, first, true);
+        for item in items {
+            let k = key(item);
+            varying = varying.or(k.xor(first));
+            in_order &= previous <= k;
+            previous = k;
+        }
+        if in_order {
+            return; // dropped, the bucket moves to the items if it is not there
+        }
         let (digits, exact) = digits_to_sort(varying, self.len);
         let mut counts = vec![[0u32; BUCKETS]; digits.len()];
         for item in items {
@@ -462,7 +502,15 @@ fn insertion_sort<T, B: Bits>(items: &mut [T], key: &impl Fn(&T) -> B, budget: u
             if moves > budget {
                 return false;
             }
-            items[j..=i].rotate_right(1);
+            let base = items.as_mut_ptr();
+            // SAFETY: `j < i < len`: item `i` is read out, items `j..i` move up one (an
+            // overlapping copy within the slice), and item `i` is written at `j`; nothing
+            // between can panic, so every item is in the slice once after.
+            unsafe {
+                let moving = ptr::read(base.add(i));
+                ptr::copy(base.add(j), base.add(j + 1), i - j);
+                ptr::write(base.add(j), moving);
+            }
         }
     }
     true

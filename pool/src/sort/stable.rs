@@ -87,7 +87,7 @@ fn merge_round<T, F>(
             let to = if cut >= end - start {
                 (left.len(), right.len())
             } else {
-                let i = left_taken(left, right, cut, compare);
+                let i = left_taken(left, right, cut, from, compare);
                 (i, cut - i)
             };
             pieces.push(Piece {
@@ -105,8 +105,8 @@ fn merge_round<T, F>(
     let slice = Disjoint::new(items);
     let out = Disjoint::new(scratch);
     pieces.into_par_iter().with_max_len(1).for_each(|piece| {
-        // SAFETY: the pieces' ranges are disjoint: each pair's runs are cut at the same
-        // output positions, and pairs do not overlap.
+        // SAFETY: the pieces' ranges are disjoint: a pair's cuts never go back
+        // (`left_taken` searches from the previous one), and pairs do not overlap.
         let (left, right, out) = unsafe {
             (
                 slice.range(piece.left),
@@ -129,13 +129,15 @@ fn merge_round<T, F>(
 }
 
 /// How many of `left`'s items are among the first `cut` of the stable merge of `left`
-/// and `right` (`left`'s first on ties).
-fn left_taken<T, F>(left: &[T], right: &[T], cut: usize, compare: &F) -> usize
+/// and `right` (`left`'s first on ties), searched no lower than the previous cut `from`
+/// (items taken from each), so the pieces stay disjoint whatever `compare` answers (a
+/// comparator that is no total order gets an unspecified order, as from `std`).
+fn left_taken<T, F>(left: &[T], right: &[T], cut: usize, from: (usize, usize), compare: &F) -> usize
 where
     F: Fn(&T, &T) -> Ordering,
 {
-    let mut low = cut.saturating_sub(right.len());
-    let mut high = cut.min(left.len());
+    let mut low = cut.saturating_sub(right.len()).max(from.0);
+    let mut high = cut.min(left.len()).min(cut - from.1);
     while low < high {
         let i = low + (high - low) / 2;
         // `left[i]` is among the first `cut` unless `right[cut - i - 1]` precedes it.

@@ -1,16 +1,21 @@
-//! The unstable comparison sort (`par_sort_unstable` and its `_by`/`_by_key` forms):
-//! `std`'s `select_nth_unstable_by` splits the slice at its median, `join` sorts the two
-//! halves, and at the depth where every thread has a part, `std`'s `sort_unstable_by`
-//! sorts each. Halves of equal length keep the threads equally loaded; where the median
-//! is a frequent key, its copies (which need no sorting) are first gathered beside it, and
-//! the threads shared out by what is left on each side. Every step moves items by swaps,
-//! so a panicking comparator leaves a permutation of the input.
+//! The unstable comparison sort (`par_sort_unstable` and its `_by`/`_by_key` forms): the
+//! slice is cut around pivots (each the median of a sample, by `std`'s
+//! `select_nth_unstable_by`; one pass of swaps without a branch on the comparison) into
+//! two parts per thread, a region per round of cuts, then the parts are sorted by `std`'s
+//! `sort_unstable_by` in one region, claimed one at a time, the longest first: parts of
+//! equal length may not cost the same (a part of many equal keys sorts fast), and a
+//! thread that finishes its part takes another's. Where a pivot is a frequent key, its
+//! copies (which need no sorting) are gathered beside it. Every step moves items by
+//! swaps, so a panicking comparator leaves a permutation of the input.
 
-use std::cmp::Ordering;
+use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use std::cmp::{Ordering, Reverse};
 
 /// Below this many items the sort runs on the calling thread: `std`'s sort of them takes
-/// a few tens of microseconds, about what sharing a half with another thread costs.
+/// a few tens of microseconds, about what sharing a part with another thread costs.
 pub(crate) const PARALLEL_FROM: usize = 1 << 12;
+/// Parts the slice is cut into per thread.
+const PARTS_PER_THREAD: usize = 2;
 
 /// Sorts `items` by `compare`, unstable, on the current pool.
 pub(crate) fn sort_unstable_by<T, F>(items: &mut [T], compare: &F)
@@ -23,46 +28,88 @@ where
     } else {
         crate::current_num_threads()
     };
-    split_at_medians(items, compare, width);
-}
-
-/// Sorts `items`, on up to `parts` threads: split at the median while there are more parts
-/// than one.
-fn split_at_medians<T, F>(items: &mut [T], compare: &F, parts: usize)
-where
-    T: Send,
-    F: Fn(&T, &T) -> Ordering + Sync,
-{
-    if parts <= 1 || items.len() < PARALLEL_FROM {
+    if width == 1 {
         items.sort_unstable_by(compare);
         return;
     }
-    let middle = items.len() / 2;
-    items.select_nth_unstable_by(middle, compare);
-    let frequent = is_frequent(items, middle, compare);
-    let (below, rest) = items.split_at_mut(middle);
-    let (median, above) = rest.split_first_mut().expect("the median is an item");
-    let (below, above) = if frequent {
-        let is_median = |item: &T| compare(item, median) == Ordering::Equal;
-        let below_end = below.len() - gather(below, (0..below.len()).rev(), is_median);
-        let above_start = gather(above, 0..above.len(), is_median);
-        (&mut below[..below_end], &mut above[above_start..])
-    } else {
-        (below, above)
-    };
-    let below_parts = share(parts, below.len(), above.len());
-    crate::join(
-        || split_at_medians(below, compare, below_parts),
-        || split_at_medians(above, compare, parts - below_parts),
-    );
+    let mut parts: Vec<&mut [T]> = vec![items];
+    while parts.len() < PARTS_PER_THREAD * width {
+        let before = parts.len();
+        parts = parts
+            .into_par_iter()
+            .with_max_len(1)
+            .flat_map_iter(|part| cut_at_pivot(part, compare))
+            .collect();
+        if parts.len() <= before {
+            break; // nothing left worth cutting
+        }
+    }
+    parts.sort_unstable_by_key(|part| Reverse(part.len()));
+    parts
+        .into_par_iter()
+        .with_max_len(1)
+        .for_each(|part| part.sort_unstable_by(compare));
 }
 
-/// How many items of a sample this many long the median's key must fill for its copies
+/// The items of `part` below a pivot (the median of a sample of [`PIVOT_SAMPLE`] items)
+/// and those above, the pivot (with its copies, if frequent) put in place between them;
+/// `part` whole if too short to be worth cutting. Empty sides left out.
+fn cut_at_pivot<'a, T, F>(part: &'a mut [T], compare: &F) -> Vec<&'a mut [T]>
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    if part.len() < PARALLEL_FROM {
+        return vec![part];
+    }
+    let step = part.len() / PIVOT_SAMPLE;
+    for k in 1..PIVOT_SAMPLE {
+        part.swap(k, k * step);
+    }
+    part[..PIVOT_SAMPLE].select_nth_unstable_by(PIVOT_SAMPLE / 2, compare);
+    part.swap(0, PIVOT_SAMPLE / 2);
+    let (pivot, rest) = part.split_first_mut().expect("a part has items");
+    let below = partition(rest, |item| compare(item, pivot) == Ordering::Less);
+    part.swap(0, below);
+    let frequent = is_frequent(part, below, compare);
+    let (below, rest) = part.split_at_mut(below);
+    let (pivot, above) = rest.split_first_mut().expect("the pivot is an item");
+    let above = if frequent {
+        let copies = gather(above, 0..above.len(), |item| {
+            compare(item, pivot) == Ordering::Equal
+        });
+        &mut above[copies..]
+    } else {
+        above
+    };
+    [below, above]
+        .into_iter()
+        .filter(|side| !side.is_empty())
+        .collect()
+}
+
+/// Items sampled for a pivot: its rank is within a few percent of the median.
+const PIVOT_SAMPLE: usize = 255;
+
+/// Swaps the items `is_below` holds for to the front of `items`, and returns how many: a
+/// Lomuto partition without a branch on the comparison (every item is swapped once,
+/// with itself or with the first item not below), so unpredictable comparisons cost no
+/// mispredicted branches.
+fn partition<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
+    let mut below = 0;
+    for i in 0..items.len() {
+        let goes_below = is_below(&items[i]);
+        items.swap(below, i);
+        below += usize::from(goes_below);
+    }
+    below
+}
+
+/// How many items of a sample this many long the pivot's key must fill for its copies
 /// to be gathered: 2 of 64, about 3% of the slice.
 const SAMPLE: usize = 64;
 
-/// Whether the key of `items[middle]` looks frequent: at least 2 of [`SAMPLE`] items
-/// spread over the slice equal it.
+/// Whether the key of `items[middle]` looks frequent: at least 2 of [`SAMPLE`] other
+/// items spread over the slice equal it.
 fn is_frequent<T, F>(items: &[T], middle: usize, compare: &F) -> bool
 where
     F: Fn(&T, &T) -> Ordering,
@@ -75,31 +122,21 @@ where
     equal >= 2
 }
 
-/// Swaps the items of `items` that `is_median` holds for to the first positions of
-/// `order` (the positions to visit, each once), and returns how many.
+/// Swaps the items of `items` that `is_copy` holds for to the first positions of `order`
+/// (the positions to visit, each once), and returns how many.
 fn gather<T>(
     items: &mut [T],
     order: impl Iterator<Item = usize> + Clone,
-    is_median: impl Fn(&T) -> bool,
+    is_copy: impl Fn(&T) -> bool,
 ) -> usize {
     let mut slots = order.clone();
     let mut gathered = 0;
     for i in order {
-        if is_median(&items[i]) {
+        if is_copy(&items[i]) {
             let slot = slots.next().expect("a slot at or before `i`");
             items.swap(slot, i);
             gathered += 1;
         }
     }
     gathered
-}
-
-/// How many of `parts` threads the side of `below` items gets, beside one of `above`:
-/// by their lengths, each non-empty side at least one.
-fn share(parts: usize, below: usize, above: usize) -> usize {
-    match (below, above) {
-        (_, 0) => parts,
-        (0, _) => 0,
-        _ => ((parts * below + (below + above) / 2) / (below + above)).clamp(1, parts - 1),
-    }
 }
