@@ -451,6 +451,9 @@ fn a_million_items_sort_like_std() {
     let u32_sorts = named(all_sorts(), &["par_sort_unstable", "par_radix_sort"]);
     check(&pool, &skewed, &million, keys::<u32>, &u32_sorts);
     check(&pool, &random, &million, keys::<f64>, &[radix_sort()]);
+    check(&pool, &random, &million, keys::<f32>, &[radix_sort()]);
+    check(&pool, &skewed, &million, keys::<i64>, &[radix_sort()]);
+    check(&pool, &random, &million, keys::<i32>, &[radix_sort()]);
     let stable = ["par_sort_by_key", "par_radix_sort_by_key"];
     let record_sorts = named(stable_record_sorts(), &stable);
     check(&pool, &duplicates, &million, records::<u32>, &record_sorts);

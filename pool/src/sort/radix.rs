@@ -463,28 +463,35 @@ impl<'a, T> Bucket<'a, T> {
 const INSERTION_MOVES: usize = 4;
 
 /// The shifts of the digits to sort a bucket of `len` items by, highest first, and whether
-/// they are all that vary: the varying digits from the top, until they hold at least
-/// `log2(len)` varying bits.
+/// they are all that vary: every varying digit if there are at most [`EXACT_DIGITS`];
+/// else the varying digits from the top, until they hold at least `log2(len)` varying
+/// bits.
 fn digits_to_sort<B: Bits>(varying: B, len: usize) -> (Vec<u32>, bool) {
-    let wanted = len.next_power_of_two().trailing_zeros();
-    let mut digits = Vec::new();
-    let mut bits = 0;
-    for shift in (0..B::BITS.div_ceil(DIGIT_BITS))
+    let all: Vec<u32> = (0..B::BITS.div_ceil(DIGIT_BITS))
         .rev()
         .map(|d| d * DIGIT_BITS)
-    {
-        let digit = varying.digit(shift);
-        if digit == 0 {
-            continue;
-        }
-        if bits >= wanted {
-            return (digits, false);
-        }
-        digits.push(shift);
-        bits += digit.count_ones();
+        .filter(|&shift| varying.digit(shift) != 0)
+        .collect();
+    if all.len() <= EXACT_DIGITS {
+        return (all, true);
     }
-    (digits, true)
+    let wanted = len.next_power_of_two().trailing_zeros();
+    let mut bits = 0;
+    let taken = all
+        .iter()
+        .take_while(|&&shift| {
+            let enough = bits >= wanted;
+            bits += varying.digit(shift).count_ones();
+            !enough
+        })
+        .count();
+    (all[..taken].to_vec(), taken == all.len())
 }
+
+/// Up to this many varying digits, a bucket is sorted by a pass over each: an insertion
+/// sort after fewer passes pays off only when it saves several, and keys with few varying
+/// bits (a skewed spread) leave it much to do.
+const EXACT_DIGITS: usize = 3;
 
 /// Sorts `items` by `key`, stable, by insertion, unless that takes more than `budget`
 /// moves: then returns `false`, the items a permutation of what they were, equal keys

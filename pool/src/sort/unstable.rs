@@ -32,6 +32,9 @@ where
         items.sort_unstable_by(compare);
         return;
     }
+    if in_order(items, compare) {
+        return;
+    }
     let mut parts: Vec<&mut [T]> = vec![items];
     while parts.len() < PARTS_PER_THREAD * width {
         let before = parts.len();
@@ -61,6 +64,9 @@ where
     if part.len() < PARALLEL_FROM {
         return vec![part];
     }
+    if in_order(part, compare) {
+        return Vec::new(); // sorted already
+    }
     let step = part.len() / PIVOT_SAMPLE;
     for k in 1..PIVOT_SAMPLE {
         part.swap(k, k * step);
@@ -85,6 +91,23 @@ where
         .into_iter()
         .filter(|side| !side.is_empty())
         .collect()
+}
+
+/// Whether `items` are sorted already, or in reverse (then reversed here: unstable, so
+/// equal items may swap). One pass, stopped at the first item out of both orders; a cut
+/// would scatter the ordered runs that `std`'s sort finishes in one pass.
+fn in_order<T, F>(items: &mut [T], compare: &F) -> bool
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    if items.is_sorted_by(|a, b| compare(a, b) != Ordering::Greater) {
+        return true;
+    }
+    if items.is_sorted_by(|a, b| compare(a, b) != Ordering::Less) {
+        items.reverse();
+        return true;
+    }
+    false
 }
 
 /// Items sampled for a pivot: its rank is within a few percent of the median.
