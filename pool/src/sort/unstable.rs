@@ -2,9 +2,9 @@
 //! slice is cut around pivots (each the median of a sample, by `std`'s
 //! `select_nth_unstable_by`; one pass of swaps without a branch on the comparison) into
 //! two parts per thread, a region per round of cuts, then the parts are sorted by `std`'s
-//! `sort_unstable_by` in one region, claimed one at a time, the longest first: parts of
-//! equal length may not cost the same (a part of many equal keys sorts fast), and a
-//! thread that finishes its part takes another's. Where a pivot is a frequent key, its
+//! `sort_unstable_by` in one region, claimed one at a time, the costliest first (by
+//! length and the distinct keys of a sample: a part of many equal keys sorts fast), and
+//! a thread that finishes its part takes another's. Where a pivot is a frequent key, its
 //! copies (which need no sorting) are gathered beside it. Every step moves items by
 //! swaps, so a panicking comparator leaves a permutation of the input.
 
@@ -47,7 +47,7 @@ where
             break; // nothing left worth cutting
         }
     }
-    parts.sort_unstable_by_key(|part| Reverse(part.len()));
+    parts.sort_by_cached_key(|part| Reverse(estimated_cost(part, compare)));
     parts
         .into_par_iter()
         .with_max_len(1)
@@ -91,6 +91,26 @@ where
         .into_iter()
         .filter(|side| !side.is_empty())
         .collect()
+}
+
+/// Items sampled to estimate a part's cost.
+const COST_SAMPLE: usize = 32;
+
+/// What sorting `part` costs, roughly: its length times the log of how many distinct keys
+/// a sample of [`COST_SAMPLE`] items holds (parts of one length cost less the more equal
+/// keys they hold). Comparisons only: no item moves.
+fn estimated_cost<T, F>(part: &[T], compare: &F) -> usize
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    let step = (part.len() / COST_SAMPLE).max(1);
+    let mut sample: Vec<&T> = part.iter().step_by(step).take(COST_SAMPLE).collect();
+    sample.sort_unstable_by(|a, b| compare(a, b));
+    let distinct = 1 + sample
+        .windows(2)
+        .filter(|pair| compare(pair[0], pair[1]) != Ordering::Equal)
+        .count();
+    part.len() * (distinct.ilog2() as usize + 1)
 }
 
 /// Whether `items` are sorted already, or in reverse (then reversed here: unstable, so
