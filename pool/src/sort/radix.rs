@@ -202,26 +202,6 @@ unsafe fn sides<'a, T>(
     }
 }
 
-/// Moves bucket `range` from the scratch to the items and marks it landed.
-///
-/// # Safety
-/// `range` is the caller's alone; its items are in the scratch.
-unsafe fn land<T>(lent: &Lent<'_, T>, range: Range<usize>, landed: &AtomicBool) {
-    // SAFETY: `range` is the caller's alone (this function's contract).
-    let (items, scratch) = unsafe { (lent.items.range(range.clone()), lent.scratch.range(range)) };
-    // SAFETY: the bucket's items are in the scratch (contract): copied, they are in the
-    // items, whose old bits were copied out by the scatter.
-    unsafe {
-        ptr::copy_nonoverlapping(
-            scratch.as_ptr().cast::<T>(),
-            items.as_mut_ptr(),
-            items.len(),
-        )
-    };
-    // Read by `Restore`, on this thread or after the region this runs in ends.
-    landed.store(true, Ordering::Relaxed);
-}
-
 /// What a pass over a block found.
 struct Tally<B> {
     /// The key bits that differ from the part's first key in some item.
@@ -330,11 +310,17 @@ struct Restore<'a, 'b, T> {
 impl<T> Drop for Restore<'_, '_, T> {
     fn drop(&mut self) {
         for (d, landed) in self.landed.iter().enumerate() {
-            // Stored on this thread, or by a region that has ended (see `land`).
+            // Stored on this thread, or by a region that has ended (see `Bucket`'s drop).
             if !landed.load(Ordering::Relaxed) {
+                let part = Part {
+                    range: self.starts[d]..self.starts[d + 1],
+                    in_scratch: true,
+                    landed: Some(landed),
+                };
                 // SAFETY: no task holds the bucket any more (the region ended, or never
-                // ran), and it never landed: its items are in the scratch.
-                unsafe { land(self.lent, self.starts[d]..self.starts[d + 1], landed) };
+                // ran), and it never landed: its items are in the scratch. Dropped, it
+                // moves them to the items and marks them landed.
+                drop(unsafe { Bucket::new(self.lent, part) });
             }
         }
     }
@@ -389,6 +375,13 @@ impl<'a, T> Bucket<'a, T> {
         }
     }
 
+    /// The bucket's items, moved to the items if in the scratch.
+    fn items_in_place(&mut self) -> &mut [T] {
+        self.move_to_items();
+        // SAFETY: the bucket's own range (`new`), its items there now.
+        unsafe { std::slice::from_raw_parts_mut(self.items, self.len) }
+    }
+
     /// Sorts the bucket by `key` into the items: `std`'s stable sort if small; else one
     /// least-significant-digit pass per digit that varies in it, if it has few; else, as
     /// diverting LSD sorts do, passes over only the highest varying digits, enough of them
@@ -396,10 +389,7 @@ impl<'a, T> Bucket<'a, T> {
     /// the little disorder left (or `std`'s stable sort, if it turns out not little).
     fn sort_in_cache<B: Bits>(&mut self, key: &impl Fn(&T) -> B) {
         if self.len <= SMALL {
-            self.move_to_items();
-            // SAFETY: the bucket's own range, its items there now.
-            let items = unsafe { std::slice::from_raw_parts_mut(self.items, self.len) };
-            items.sort_by_key(key);
+            self.items_in_place().sort_by_key(key);
             return;
         }
         let (here, _) = self.here_and_there();
@@ -449,10 +439,9 @@ impl<'a, T> Bucket<'a, T> {
             self.in_scratch = !self.in_scratch;
         }
         if !exact {
-            self.move_to_items();
-            // SAFETY: the bucket's own range, its items there now.
-            let items = unsafe { std::slice::from_raw_parts_mut(self.items, self.len) };
-            if !insertion_sort(items, key, INSERTION_MOVES * self.len) {
+            let budget = INSERTION_MOVES * self.len;
+            let items = self.items_in_place();
+            if !insertion_sort(items, key, budget) {
                 items.sort_by_key(key);
             }
         }
@@ -527,7 +516,7 @@ impl<T> Drop for Bucket<'_, T> {
     fn drop(&mut self) {
         self.move_to_items();
         if let Some(landed) = self.landed {
-            // Read by `Restore` after the region ends (see `land`).
+            // Read by `Restore`, on this thread or after the region this runs in ends.
             landed.store(true, Ordering::Relaxed);
         }
     }

@@ -67,9 +67,8 @@ where
     if in_order(part, compare) {
         return Vec::new(); // sorted already
     }
-    let step = part.len() / PIVOT_SAMPLE;
-    for k in 1..PIVOT_SAMPLE {
-        part.swap(k, k * step);
+    for (k, i) in spread(part.len(), PIVOT_SAMPLE).enumerate() {
+        part.swap(k, i);
     }
     part[..PIVOT_SAMPLE].select_nth_unstable_by(PIVOT_SAMPLE / 2, compare);
     part.swap(0, PIVOT_SAMPLE / 2);
@@ -103,8 +102,7 @@ fn estimated_cost<T, F>(part: &[T], compare: &F) -> usize
 where
     F: Fn(&T, &T) -> Ordering,
 {
-    let step = (part.len() / COST_SAMPLE).max(1);
-    let mut sample: Vec<&T> = part.iter().step_by(step).take(COST_SAMPLE).collect();
+    let mut sample: Vec<&T> = spread(part.len(), COST_SAMPLE).map(|i| &part[i]).collect();
     sample.sort_unstable_by(|a, b| compare(a, b));
     let distinct = 1 + sample
         .windows(2)
@@ -151,15 +149,19 @@ fn partition<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
 /// to be gathered: 2 of 64, about 3% of the slice.
 const SAMPLE: usize = 64;
 
+/// `count` positions spread evenly over `len` items from the first (all of them if fewer).
+fn spread(len: usize, count: usize) -> impl Iterator<Item = usize> {
+    let step = (len / count).max(1);
+    (0..count.min(len)).map(move |k| k * step)
+}
+
 /// Whether the key of `items[middle]` looks frequent: at least 2 of [`SAMPLE`] other
 /// items spread over the slice equal it.
 fn is_frequent<T, F>(items: &[T], middle: usize, compare: &F) -> bool
 where
     F: Fn(&T, &T) -> Ordering,
 {
-    let step = items.len() / SAMPLE;
-    let equal = (0..SAMPLE)
-        .map(|k| k * step)
+    let equal = spread(items.len(), SAMPLE)
         .filter(|&i| i != middle && compare(&items[i], &items[middle]) == Ordering::Equal)
         .count();
     equal >= 2
