@@ -3,8 +3,10 @@
 //! other calls still run, the first panic reaches the caller, and the pool stays usable.
 #![cfg(not(rayforce_loom))] // real threads
 
+mod common;
+
+use common::{message, pool};
 use rayforce_pool::prelude::*;
-use rayforce_pool::Pool;
 use std::collections::BTreeSet;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,19 +20,6 @@ impl Drop for Counted<'_> {
     fn drop(&mut self) {
         self.drops.fetch_add(1, Ordering::Relaxed);
     }
-}
-
-fn pool() -> Pool {
-    Pool::builder().workers(2).build().unwrap()
-}
-
-/// The message of a caught panic.
-fn message(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
 }
 
 #[test]

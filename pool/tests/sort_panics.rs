@@ -4,23 +4,13 @@
 //! dropped once with the slice, and the pool then sorts them.
 #![cfg(not(rayforce_loom))] // real threads
 
+mod common;
+
+use common::{message, pool};
 use rayforce_pool::prelude::*;
 use rayforce_pool::Pool;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-fn pool() -> Pool {
-    Pool::builder().workers(2).build().unwrap()
-}
-
-/// The message of a caught panic.
-fn message(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default()
-}
 
 /// `n` keys from a xorshift64* generator, masked by `mask`.
 fn keys(n: usize, mask: u64) -> Vec<u64> {
