@@ -270,7 +270,14 @@ struct Stack {
     looks_since_idle: Cell<u32>,
     /// The clock before which no offer goes out (`offering::interval_ns` after the last).
     next_offer_ns: Cell<u64>,
+    /// The oldest frame not offered at the last look while nobody was idle (`NO_FRAME`
+    /// once a pop ended it): found again at the next look, it outlived a look interval and
+    /// is offered standing (`offer_oldest`).
+    candidate: Cell<usize>,
 }
+
+/// `Stack::candidate` when no frame is one.
+const NO_FRAME: usize = usize::MAX;
 
 sync::const_thread_local! {
     static STACK: Stack = Stack::new();
@@ -287,6 +294,7 @@ impl Stack {
             idle_look_ns: Cell::new(0),
             looks_since_idle: Cell::new(0),
             next_offer_ns: Cell::new(0),
+            candidate: Cell::new(NO_FRAME),
         }
     }
 
@@ -331,6 +339,9 @@ impl Stack {
         );
         self.depth.set(depth);
         self.offered.set(self.offered.get().min(depth));
+        if depth <= self.candidate.get() {
+            self.candidate.set(NO_FRAME);
+        }
     }
 
     /// The frame at `index`, which is live (struct `# Safety`).
@@ -340,9 +351,12 @@ impl Stack {
         unsafe { &*self.frames[index].get() }
     }
 
-    /// Offers the oldest frame not offered yet, if a thread of its pool is idle, the last
-    /// offer is far enough back (`offering.rs`), and a slot is free (freeing the slots of
-    /// its offers that ran, if none is).
+    /// Offers the oldest frame not offered yet, if a slot is free (freeing the slots of
+    /// its offers that ran, if none is): waking a thread for it if one is idle and the
+    /// last offer is far enough back (`offering.rs`); standing, waking nobody, if nobody
+    /// is idle, the frame outlived a look interval and no offer of this thread waits
+    /// untaken. A thread that runs out of work takes a standing offer at once, as rayon's
+    /// thieves steal the oldest job, instead of waiting for this thread's next look.
     #[inline]
     fn offer_oldest(&self) {
         let index = self.offered.get();
@@ -355,12 +369,25 @@ impl Stack {
         let idle = signal.idle();
         self.looks_since_idle
             .set(self.looks_since_idle.get().saturating_add(1));
-        let Some(interval) = offering::interval_ns(idle, signal.block_cost()) else {
-            return;
+        // When the next offer that wakes a thread may go out; none for a standing offer.
+        let next_offer_ns = match offering::interval_ns(idle, signal.block_cost()) {
+            Some(interval) => {
+                let now = sync::now_ns();
+                self.pace_looks(idle, now);
+                if now < self.next_offer_ns.get() {
+                    return;
+                }
+                Some(now + interval)
+            }
+            None => {
+                let outlived = self.candidate.replace(index) == index;
+                if !outlived || shared.width() < 2 || self.offer_waits(index) {
+                    return;
+                }
+                None
+            }
         };
-        let now = sync::now_ns();
-        self.pace_looks(idle, now);
-        if now < self.next_offer_ns.get() || shared.generation != fork::generation() {
+        if shared.generation != fork::generation() {
             return;
         }
         let Some(slot) = signal
@@ -369,14 +396,30 @@ impl Stack {
         else {
             return;
         };
-        self.next_offer_ns.set(now + interval);
+        if let Some(next) = next_offer_ns {
+            self.next_offer_ns.set(next);
+        }
         let job = Job::erased(frame.run, frame.data, 2, 2, &frame.alive);
         let owned = signal.slot(slot);
         owned.publish(&job);
         frame.offer.set(Offer::Posted { slot });
         self.offered.set(index + 1);
         let helper_limit = (shared.width() - 1) | JOINABLE;
-        signal.post(slot, 1, helper_limit, true);
+        signal.post(slot, 1, helper_limit, next_offer_ns.is_some());
+    }
+
+    /// Whether this thread's newest offer, below frame `index`, still waits untaken.
+    fn offer_waits(&self, index: usize) -> bool {
+        let Some(newest) = index.checked_sub(1) else {
+            return false;
+        };
+        match self.frame(newest).offer.get() {
+            Offer::Posted { slot } => {
+                let signal = &self.frame(newest).shared.signal;
+                signal.slot(slot).state().permits > 0
+            }
+            Offer::NotYet | Offer::Done => false,
+        }
     }
 
     /// At a look that found `idle` threads at `now`: from how far apart the joins since the
@@ -512,5 +555,60 @@ mod tests {
             });
         }
         assert!(taken > 0, "no half was taken in 100 joins");
+    }
+
+    #[test]
+    fn a_thread_that_runs_out_of_work_takes_a_standing_offer_without_a_look() {
+        // The helper is kept busy in the outer join's half while the inner join's first
+        // half makes joins: their looks find nobody idle. Then the helper is let go while
+        // the first half makes no join at all: it must find the inner half offered
+        // standing and run it, not wait for the first half's end.
+        let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
+        let (mut busy, mut taken_standing) = (0, 0);
+        for _ in 0..20 {
+            let (helper_busy, release, inner_ran) = (
+                AtomicBool::new(false),
+                AtomicBool::new(false),
+                AtomicBool::new(false),
+            );
+            let main = std::thread::current().id();
+            let (ran_elsewhere, ()) = pool.install(|| {
+                crate::join(
+                    || {
+                        if !wait_for(&helper_busy, Duration::from_millis(20)) {
+                            release.store(true, Ordering::Release);
+                            return None;
+                        }
+                        let (seen, on) = crate::join(
+                            || {
+                                for _ in 0..100 {
+                                    crate::join(|| (), || ());
+                                }
+                                release.store(true, Ordering::Release);
+                                wait_for(&inner_ran, Duration::from_secs(2))
+                            },
+                            || {
+                                inner_ran.store(true, Ordering::Release);
+                                std::thread::current().id()
+                            },
+                        );
+                        Some(seen && on != main)
+                    },
+                    || {
+                        helper_busy.store(true, Ordering::Release);
+                        wait_for(&release, Duration::from_secs(10));
+                    },
+                )
+            });
+            if let Some(ran_elsewhere) = ran_elsewhere {
+                busy += 1;
+                taken_standing += usize::from(ran_elsewhere);
+            }
+        }
+        assert!(busy > 0, "the helper never took the outer half");
+        assert_eq!(
+            taken_standing, busy,
+            "inner halves taken while the first half ran"
+        );
     }
 }

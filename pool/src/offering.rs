@@ -7,7 +7,8 @@
 //! A taken offer makes the next join look again at once. Joins far apart (a leaf of real
 //! work between them) look more often while a thread is idle: about every `LOOK_SPINNING_NS`
 //! of the joiner's time if one spins, so an idle thread waits microseconds for work, not
-//! sixteen leaves.
+//! sixteen leaves. While nobody is idle, a frame that outlived a look is offered standing
+//! (`joins.rs`): a post that wakes nobody, so a thread that runs out of work finds it.
 
 /// The most joins between two looks (each look loads the idle counts, and reads the clock
 /// if any thread is idle). Every join under loom, whose models are a few joins long.
