@@ -354,8 +354,8 @@ impl Stack {
     /// Offers the oldest frame not offered yet, if a slot is free (freeing the slots of
     /// its offers that ran, if none is): waking a thread for it if one is idle and the
     /// last offer is far enough back (`offering.rs`); standing, waking nobody, if nobody
-    /// is idle, the frame outlived a look interval and no offer of this thread waits
-    /// untaken. A thread that runs out of work takes a standing offer at once, as rayon's
+    /// is idle, the frame was the oldest not offered at the last look that found nobody
+    /// idle too, and this thread's newest offer does not wait untaken. A thread that runs out of work takes a standing offer at once, as rayon's
     /// thieves steal the oldest job, instead of waiting for this thread's next look.
     #[inline]
     fn offer_oldest(&self) {
@@ -485,12 +485,26 @@ pub(crate) fn reclaim_offers(shared: &Shared) {
     }
 }
 
+/// Takes another thread's join offer to `shared`'s pool, if one is posted, and runs its
+/// half: a dispatch waiting for a slot is idle, and an offer (a standing one above all)
+/// holds a slot that only its joiner frees, at its pop.
+pub(crate) fn run_an_offer(shared: &Shared) {
+    if shared.generation != fork::generation() {
+        return; // a forked child: the parent's joiners do not exist here
+    }
+    let mut cursor = 0;
+    if let Some((slot, task)) = shared.signal.take_joinable(&mut cursor) {
+        run_taken(shared, slot, task);
+    }
+}
+
 #[cfg(all(test, not(rayforce_loom)))]
 mod tests {
     use crate::current;
     use crate::offering::Idle;
     use crate::Pool;
     use std::sync::atomic::{AtomicBool, Ordering};
+    use std::thread::ThreadId;
     use std::time::{Duration, Instant};
 
     /// The pool's idle state as this thread's joins see it.
@@ -557,58 +571,107 @@ mod tests {
         assert!(taken > 0, "no half was taken in 100 joins");
     }
 
+    /// In `pool` (one helper), with the helper held in an outer join's half: a join whose
+    /// first half makes joins enough for its frame to be offered standing (their looks
+    /// find nobody idle), sets `posted`, and then, making no join, waits at most 2 s for
+    /// the half to run elsewhere. The helper is let go before that wait if
+    /// `release_helper_first`, else after it. Where the half ran; `None` if the helper
+    /// never took the outer half.
+    fn where_a_standing_offer_ran(
+        pool: &Pool,
+        posted: &AtomicBool,
+        release_helper_first: bool,
+    ) -> Option<ThreadId> {
+        let (helper_busy, release, inner_ran) = (
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+        );
+        // The outer join looks for idle threads, whatever the joins before it.
+        super::STACK.with(super::Stack::taken);
+        let (ran_on, ()) = pool.install(|| {
+            crate::join(
+                || {
+                    if !wait_for(&helper_busy, Duration::from_millis(20)) {
+                        release.store(true, Ordering::Release);
+                        return None;
+                    }
+                    let ((), on) = crate::join(
+                        || {
+                            for _ in 0..100 {
+                                crate::join(|| (), || ());
+                            }
+                            posted.store(true, Ordering::Release);
+                            if release_helper_first {
+                                release.store(true, Ordering::Release);
+                            }
+                            wait_for(&inner_ran, Duration::from_secs(2));
+                            release.store(true, Ordering::Release);
+                        },
+                        || {
+                            inner_ran.store(true, Ordering::Release);
+                            std::thread::current().id()
+                        },
+                    );
+                    Some(on)
+                },
+                || {
+                    helper_busy.store(true, Ordering::Release);
+                    wait_for(&release, Duration::from_secs(10));
+                },
+            )
+        });
+        ran_on
+    }
+
     #[test]
     fn a_thread_that_runs_out_of_work_takes_a_standing_offer_without_a_look() {
-        // The helper is kept busy in the outer join's half while the inner join's first
-        // half makes joins: their looks find nobody idle. Then the helper is let go while
-        // the first half makes no join at all: it must find the inner half offered
-        // standing and run it, not wait for the first half's end.
+        // The helper, let go while the first half makes no join, must find the inner half
+        // offered standing and run it, not wait for the first half's end.
         let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
-        let (mut busy, mut taken_standing) = (0, 0);
+        let main = std::thread::current().id();
+        let (mut busy, mut elsewhere) = (0, 0);
         for _ in 0..20 {
-            let (helper_busy, release, inner_ran) = (
-                AtomicBool::new(false),
-                AtomicBool::new(false),
-                AtomicBool::new(false),
-            );
-            let main = std::thread::current().id();
-            let (ran_elsewhere, ()) = pool.install(|| {
-                crate::join(
-                    || {
-                        if !wait_for(&helper_busy, Duration::from_millis(20)) {
-                            release.store(true, Ordering::Release);
-                            return None;
-                        }
-                        let (seen, on) = crate::join(
-                            || {
-                                for _ in 0..100 {
-                                    crate::join(|| (), || ());
-                                }
-                                release.store(true, Ordering::Release);
-                                wait_for(&inner_ran, Duration::from_secs(2))
-                            },
-                            || {
-                                inner_ran.store(true, Ordering::Release);
-                                std::thread::current().id()
-                            },
-                        );
-                        Some(seen && on != main)
-                    },
-                    || {
-                        helper_busy.store(true, Ordering::Release);
-                        wait_for(&release, Duration::from_secs(10));
-                    },
-                )
-            });
-            if let Some(ran_elsewhere) = ran_elsewhere {
+            if let Some(on) = where_a_standing_offer_ran(&pool, &AtomicBool::new(false), true) {
                 busy += 1;
-                taken_standing += usize::from(ran_elsewhere);
+                elsewhere += usize::from(on != main);
             }
         }
         assert!(busy > 0, "the helper never took the outer half");
         assert_eq!(
-            taken_standing, busy,
+            elsewhere, busy,
             "inner halves taken while the first half ran"
         );
+    }
+
+    #[test]
+    fn a_dispatch_waiting_for_a_slot_runs_a_standing_offer() {
+        // Both slots held (the outer offer, taken; the standing one), the helper busy: a
+        // dispatch from another thread waits for a slot, and meanwhile runs the half.
+        let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
+        let (mut busy, mut by_waiter) = (0, 0);
+        for _ in 0..10 {
+            let posted = AtomicBool::new(false);
+            let (ran_on, waiter) = std::thread::scope(|scope| {
+                let waiter = scope.spawn(|| {
+                    // Sleeping, not spinning: the main thread and the helper spin on the
+                    // machine's two cores meanwhile.
+                    while !posted.load(Ordering::Acquire) {
+                        std::thread::sleep(Duration::from_micros(100));
+                    }
+                    pool.dispatch(2, |_| {});
+                    std::thread::current().id()
+                });
+                let ran_on = where_a_standing_offer_ran(&pool, &posted, false);
+                posted.store(true, Ordering::Release);
+                (ran_on, waiter.join().unwrap())
+            });
+            if let Some(on) = ran_on {
+                busy += 1;
+                by_waiter += usize::from(on == waiter);
+            }
+        }
+        assert!(busy > 0, "the helper never took the outer half");
+        assert_eq!(by_waiter, busy, "inner halves run by the waiting dispatch");
     }
 }

@@ -646,6 +646,7 @@ fn take_slot(shared: &Shared, n_tasks: usize, helpers: usize, region: Region<'_>
         let reclaim = || {
             joins::reclaim_offers(shared);
             reclaim_slots(shared);
+            joins::run_an_offer(shared);
         };
         Some(
             signal
