@@ -355,8 +355,9 @@ impl Stack {
     /// its offers that ran, if none is): waking a thread for it if one is idle and the
     /// last offer is far enough back (`offering.rs`); standing, waking nobody, if nobody
     /// is idle, the frame was the oldest not offered at the last look that found nobody
-    /// idle too, and this thread's newest offer does not wait untaken. A thread that runs out of work takes a standing offer at once, as rayon's
-    /// thieves steal the oldest job, instead of waiting for this thread's next look.
+    /// idle too, and this thread's newest offer does not wait untaken. A thread that runs
+    /// out of work takes a standing offer at once, as rayon's thieves steal the oldest
+    /// job, instead of waiting for this thread's next look.
     #[inline]
     fn offer_oldest(&self) {
         let index = self.offered.get();
@@ -413,11 +414,9 @@ impl Stack {
         let Some(newest) = index.checked_sub(1) else {
             return false;
         };
-        match self.frame(newest).offer.get() {
-            Offer::Posted { slot } => {
-                let signal = &self.frame(newest).shared.signal;
-                signal.slot(slot).state().permits > 0
-            }
+        let frame = self.frame(newest);
+        match frame.offer.get() {
+            Offer::Posted { slot } => frame.shared.signal.slot(slot).state().permits > 0,
             Offer::NotYet | Offer::Done => false,
         }
     }
