@@ -12,8 +12,9 @@ use crate::scope::{self, Scope};
 /// first use from the CPU policy and the tunables, as rayon's global pool).
 ///
 /// `b` goes to another thread only if one of the pool's threads is idle when this join, or
-/// a join inside `a`, looks (pool README "Joining"); otherwise both run here, `a` then `b`,
-/// at the cost of a few loads. A panic in either resumes here once both finished (`a`'s,
+/// a join inside `a`, looks, or runs out of work after a later look inside `a` left `b`
+/// offered standing (pool README "Joining"); otherwise both run here, `a` then `b`, at the
+/// cost of a few loads. A panic in either resumes here once both finished (`a`'s,
 /// if both panicked).
 ///
 /// ```

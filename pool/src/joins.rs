@@ -1,10 +1,11 @@
-//! `join`: runs two closures, offering the second to an idle participant of the pool
+//! `join`: runs two closures, offering the second to other participants of the pool
 //! (README "Joining"). A join pushes a frame for its second half on the thread's join
 //! stack, runs the first half, pops the frame, and runs the second half itself unless
-//! another thread took it. While a participant is idle, a join offers the oldest frame of
-//! its thread's stack not offered yet (the largest work left), one offer per join at most,
-//! as a region of two tasks in a free slot: task 1 is the half, posted with one joinable
-//! permit; task 0, the first half, is already running on the joiner.
+//! another thread took it. While a participant is idle, or standing while none is, a join
+//! offers the oldest frame of its thread's stack not offered yet (the largest work left),
+//! one offer per join at most, as a region of two tasks in a free slot: task 1 is the
+//! half, posted with one joinable permit; task 0, the first half, is already running on
+//! the joiner.
 
 use crate::fork;
 use crate::in_task::as_task;
