@@ -5,7 +5,7 @@
 //! it does not compile.
 
 /// Every variant, each under the rule it breaks.
-pub(crate) const VARIANTS: [&str; 18] = [
+pub(crate) const VARIANTS: [&str; 19] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     "signal_all",
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -14,6 +14,9 @@ pub(crate) const VARIANTS: [&str; 18] = [
     "complete_on_signal",
     // Claiming reads and then writes the cursor: two participants run one chunk.
     "racy_claim",
+    // A participant claims from its own home only: the others' tasks are lost when their
+    // owners never come.
+    "own_home_only",
     // After a spin a helper blocks without looking for a permit again.
     "spin_without_recheck",
     // A helper runs a job kept from an earlier dispatch in the same slot.

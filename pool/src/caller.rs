@@ -89,7 +89,7 @@ impl<'a> Caller<'a> {
         job.work(
             self.first_began,
             caller,
-            owned.cursor(),
+            owned.cursors(),
             &owned.panics,
             &mut self,
         );
@@ -109,7 +109,7 @@ impl<'a> Caller<'a> {
             participants - untaken..participants
         };
         if !untaken.is_empty() && !job.stopped() {
-            job.run(caller, untaken, &owned.panics);
+            job.run_first_tasks(caller, untaken, &owned.panics);
         }
     }
 }
@@ -119,13 +119,19 @@ impl ClaimHooks for Caller<'_> {
         self.untaken = Some(self.shared.signal.withdraw(self.slot));
     }
 
-    fn tick(&mut self, now_ns: u64, worked_ns: u64, left_ns: u64) {
+    fn tick(&mut self, now_ns: u64, worked_ns: u64, ran: usize) {
         self.worked_ns = worked_ns;
         let signal = &self.shared.signal;
+        // The time the tasks not yet claimed would take at the caller's rate so far.
+        let left_ns = || {
+            let unclaimed = self.job.unclaimed(signal.slot(self.slot).cursors()) as u128;
+            let left = unclaimed * u128::from(worked_ns) / (ran + 1) as u128;
+            u64::try_from(left).unwrap_or(u64::MAX)
+        };
         // Not in a child forked from a task: the crew's lock may be held there.
         if self.asleep
             && self.shared.generation == fork::generation()
-            && waking_late::worth_waking(worked_ns, left_ns, signal.block_cost())
+            && waking_late::worth_waking(worked_ns, left_ns(), signal.block_cost())
         {
             self.asleep = false;
             signal.wake_late(self.slot, now_ns - worked_ns, false);

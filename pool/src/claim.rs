@@ -1,13 +1,43 @@
 //! Claiming a job's tasks (README "Claiming"): each participant runs its first task, then
-//! claims chunks of the rest from the slot's cursor until none is left, at the named points
-//! of [`ClaimHooks`] where the caller's policies act. Chunk sizes: `chunk_size.rs`.
+//! claims chunks of the rest from the slot's cursors (its own home's first, if the job has
+//! homes) until none is left, at the named points of [`ClaimHooks`] where the caller's
+//! policies act. Chunk sizes: `chunk_size.rs`.
 
 use crate::chunk_size;
-use crate::job::Job;
+use crate::job::{Job, MAX_HOMES};
 use crate::panics::Panics;
 use crate::sync::{self, AtomicUsize, Ordering};
 use crate::tasks::Participant;
+use crossbeam_utils::CachePadded;
 use std::ops::Range;
+
+/// A slot's claim cursors: each the next task to claim of one home (of the one home, the
+/// tasks beyond the participants' first ones, for a job without homes), each on a line of
+/// its own: a participant claiming from its own home writes a line nobody else touches
+/// until it is nearly done.
+pub(crate) struct Cursors([CachePadded<AtomicUsize>; MAX_HOMES]);
+
+impl Cursors {
+    pub(crate) fn new() -> Cursors {
+        Cursors(std::array::from_fn(|_| {
+            CachePadded::new(AtomicUsize::new(0))
+        }))
+    }
+
+    /// Step 2: each home's cursor at its first claimable task.
+    pub(crate) fn reset(&self, job: &Job) {
+        for home in 0..job.homes() {
+            // Relaxed: the permits' Release orders it before any helper's claim.
+            self.home(home)
+                .store(job.claimable(home).start, Ordering::Relaxed);
+        }
+    }
+
+    #[inline]
+    fn home(&self, home: usize) -> &AtomicUsize {
+        &self.0[home]
+    }
+}
 
 /// What a participant does at the claiming loop's named points. A helper stops when its
 /// process forked away; the caller withdraws the permits after the last claim and decides
@@ -22,15 +52,15 @@ pub(crate) trait ClaimHooks {
     fn claimed_last(&mut self) {}
 
     /// Runs after each chunk sized by the clock, with the clock now, the time since the
-    /// participant's first task began, and the time the tasks not yet claimed would take at
-    /// its rate so far.
-    fn tick(&mut self, _now_ns: u64, _worked_ns: u64, _left_ns: u64) {}
+    /// participant's first task began, and how many tasks it ran since (the first not
+    /// counted).
+    fn tick(&mut self, _now_ns: u64, _worked_ns: u64, _ran: usize) {}
 }
 
 impl Job {
-    /// Claims and runs chunks of the tasks beyond the participants' first ones (from
-    /// `participants` on) from `cursor` until none is left, or until `hooks.stop()` or the
-    /// job's stop flag says to claim no more; returns how many tasks this participant ran.
+    /// Claims and runs chunks of the tasks beyond the participants' first ones from
+    /// `cursors` until none is left, or until `hooks.stop()` or the job's stop flag says to
+    /// claim no more; returns how many tasks this participant ran.
     /// `first_began` is [`first_task_began`](Job::first_task_began)'s reading before the
     /// participant's first task, which sizes the first chunk. Panics go to `panics` (README
     /// "Panics").
@@ -39,26 +69,27 @@ impl Job {
         &self,
         first_began: u64,
         who: Participant,
-        cursor: &AtomicUsize,
+        cursors: &Cursors,
         panics: &Panics,
         hooks: &mut impl ClaimHooks,
     ) -> usize {
         if self.sized_by_clock() {
-            self.work_by_clock(first_began, who, cursor, panics, hooks)
+            self.work_by_clock(first_began, who, cursors, panics, hooks)
         } else {
-            self.work_one_at_a_time(who, cursor, panics, hooks)
+            self.work_one_at_a_time(who, cursors.home(0), panics, hooks)
         }
     }
 
     /// `work` for a dispatch of more than two claimable tasks per participant: chunks sized
-    /// by the clock. Kept out of line, so the common one-task-each dispatch inlines the
-    /// other path alone.
+    /// by the clock, from the participant's own home first, then from each other home in
+    /// turn (a home found empty stays empty: cursors only grow). Kept out of line, so the
+    /// common one-task-each dispatch inlines the other path alone.
     #[inline(never)]
     fn work_by_clock(
         &self,
         began: u64,
         who: Participant,
-        cursor: &AtomicUsize,
+        cursors: &Cursors,
         panics: &Panics,
         hooks: &mut impl ClaimHooks,
     ) -> usize {
@@ -66,35 +97,57 @@ impl Job {
         let mut clock = sync::now_ns();
         let mut ran = 0;
         let mut chunk = chunk_size::next_chunk(1, clock.saturating_sub(began));
-        let mut seen_left = self.n_tasks - self.participants;
-        loop {
-            #[cfg(rayforce_loom)]
-            self.assert_alive();
-            if hooks.stop() || self.stopped() {
-                return ran;
+        let homes = self.homes();
+        // Deliberately broken (loom must catch it): the other homes are never visited.
+        let visits = if const { crate::broken::variant("own_home_only") } {
+            1
+        } else {
+            homes
+        };
+        for visit in 0..visits {
+            // A homed job's participants are its homes, so the rank is one.
+            let home = (who.rank + visit) % homes;
+            let (cursor, end) = (cursors.home(home), self.claimable(home).end);
+            loop {
+                #[cfg(rayforce_loom)]
+                self.assert_alive();
+                if hooks.stop() || self.stopped() {
+                    return ran;
+                }
+                let tasks = self.claim(cursor, end, chunk, chunk_size::floor(chunk));
+                if tasks.is_empty() {
+                    break;
+                }
+                let len = tasks.len();
+                // The others were found empty before this one.
+                let last = tasks.end == end && visit + 1 == homes;
+                if last {
+                    hooks.claimed_last();
+                }
+                self.run(who, tasks, panics);
+                ran += len;
+                if last {
+                    // Nothing is left to claim: no next size to choose, nobody left to wake.
+                    return ran;
+                }
+                let now = sync::now_ns();
+                chunk = chunk_size::next_chunk(len, now.saturating_sub(clock));
+                clock = now;
+                hooks.tick(now, now.saturating_sub(began), ran);
             }
-            let tasks = self.claim(cursor, chunk, chunk_size::floor(chunk), &mut seen_left);
-            if tasks.is_empty() {
-                return ran;
-            }
-            let len = tasks.len();
-            let last = tasks.end == self.n_tasks;
-            if last {
-                hooks.claimed_last();
-            }
-            self.run(who, tasks, panics);
-            ran += len;
-            if last {
-                // Nothing is left to claim: no next size to choose, nobody left to wake.
-                return ran;
-            }
-            let now = sync::now_ns();
-            chunk = chunk_size::next_chunk(len, now.saturating_sub(clock));
-            clock = now;
-            let worked = now.saturating_sub(began);
-            let left = (seen_left as u128 * u128::from(worked)) / (ran + 1) as u128;
-            hooks.tick(now, worked, u64::try_from(left).unwrap_or(u64::MAX));
         }
+        ran
+    }
+
+    /// How many tasks beyond the participants' first ones no participant has claimed yet.
+    pub(crate) fn unclaimed(&self, cursors: &Cursors) -> usize {
+        (0..self.homes())
+            .map(|home| {
+                let end = self.claimable(home).end;
+                // Relaxed: a count for a policy; no access depends on it.
+                end - cursors.home(home).load(Ordering::Relaxed).min(end)
+            })
+            .sum()
     }
 
     /// `work` for a dispatch of at most two tasks per participant: a task at a time.
@@ -129,38 +182,31 @@ impl Job {
         }
     }
 
-    /// Claims up to `want` of the next unclaimed tasks from `cursor`, fewer near the end:
-    /// never more than half an equal share of what this participant last saw left
-    /// (`seen_left`, updated here) unless that is below `floor`, so the last chunks are
-    /// small and the participants end together. One load, then one `fetch_add`: the cursor
-    /// may run past `n_tasks` by one chunk per participant, which `max_chunk` keeps from
-    /// overflowing. Empty when none is left (then without writing the cursor's line).
-    fn claim(
-        &self,
-        cursor: &AtomicUsize,
-        want: usize,
-        floor: usize,
-        seen_left: &mut usize,
-    ) -> Range<usize> {
+    /// Claims up to `want` of the next unclaimed tasks below `end` from `cursor`, fewer
+    /// near the end: never more than half an equal share of what is left unless that is
+    /// below `floor`, so the last chunks are small and the participants end together. One
+    /// load, then one `fetch_add`: the cursor may run past `end` by one chunk per
+    /// participant, which `max_chunk` keeps from overflowing. Empty when none is left (then
+    /// without writing the cursor's line).
+    fn claim(&self, cursor: &AtomicUsize, end: usize, want: usize, floor: usize) -> Range<usize> {
         // Relaxed: the cursor only hands out disjoint ranges; it publishes nothing.
         let seen = cursor.load(Ordering::Relaxed);
-        if seen >= self.n_tasks {
+        if seen >= end {
             return seen..seen;
         }
         if self.max_chunk == 0 {
+            // Only a job without homes comes near overflowing (`Job::claimed`).
             return self.claim_one_without_overshoot(cursor);
         }
         let len = want
-            .min(seen_left.div_ceil(2 * self.participants).max(floor))
+            .min((end - seen).div_ceil(2 * self.participants).max(floor))
             .min(self.max_chunk)
             .max(1);
         let start = take(cursor, len);
-        if start >= self.n_tasks {
+        if start >= end {
             return start..start;
         }
-        let end = (start + len).min(self.n_tasks);
-        *seen_left = self.n_tasks - end;
-        start..end
+        start..(start + len).min(end)
     }
 
     /// One task, by compare-and-swap, for a dispatch within `participants` tasks of
@@ -197,20 +243,27 @@ fn take(cursor: &AtomicUsize, len: usize) -> usize {
 mod tests {
     use super::*;
     use crate::job::Liveness;
+    use crate::region::Claims;
     use crate::tasks::Each;
 
-    /// A job of `n` tasks of `tasks` (which must outlive it) for `participants`.
+    /// A job of `n` tasks of `tasks` (which must outlive it) for `participants`, claimed
+    /// in order.
     fn job<F: Fn(usize) + Sync>(tasks: &Each<F>, n: usize, participants: usize) -> Job {
-        Job::new(tasks, n, participants, None, &Liveness::new())
+        Job::new(
+            tasks,
+            n,
+            participants,
+            Claims::InOrder(None),
+            &Liveness::new(),
+        )
     }
 
     /// Every claim one participant makes of `job`'s tasks alone, as large as `floor`
     /// allows.
     fn claim_all(job: &Job, floor: usize) -> Vec<Range<usize>> {
         let cursor = AtomicUsize::new(0);
-        let mut seen_left = job.n_tasks;
         std::iter::from_fn(|| {
-            let tasks = job.claim(&cursor, usize::MAX, floor, &mut seen_left);
+            let tasks = job.claim(&cursor, job.n_tasks, usize::MAX, floor);
             (!tasks.is_empty()).then_some(tasks)
         })
         .collect()
@@ -234,15 +287,11 @@ mod tests {
         // Two tasks, two participants: one task each.
         let job = self::job(&f, 2, 2);
         let cursor = AtomicUsize::new(0);
-        let (mut a, mut b) = (2, 2);
         assert_eq!(
-            (
-                job.claim(&cursor, 8, 0, &mut a),
-                job.claim(&cursor, 8, 0, &mut b)
-            ),
+            (job.claim(&cursor, 2, 8, 0), job.claim(&cursor, 2, 8, 0)),
             (0..1, 1..2)
         );
-        assert!(job.claim(&cursor, 8, 0, &mut a).is_empty());
+        assert!(job.claim(&cursor, 2, 8, 0).is_empty());
         assert_eq!(
             cursor.into_inner(),
             2,
@@ -254,24 +303,51 @@ mod tests {
     fn the_cursor_never_overflows() {
         let f = Each(|_: usize| ());
         let job = job(&f, usize::MAX - 3, 4);
-        let cursor = AtomicUsize::new(0);
-        let mut seen_left = usize::MAX;
-        assert_eq!(
-            job.claim(&cursor, usize::MAX, 0, &mut seen_left),
-            0..1,
-            "one at a time"
-        );
+        let (cursor, n) = (AtomicUsize::new(0), job.n_tasks);
+        assert_eq!(job.claim(&cursor, n, usize::MAX, 0), 0..1, "one at a time");
         cursor.store(usize::MAX - 4, Ordering::Relaxed);
-        assert_eq!(
-            job.claim(&cursor, 8, 0, &mut seen_left),
-            usize::MAX - 4..usize::MAX - 3
-        );
+        assert_eq!(job.claim(&cursor, n, 8, 0), usize::MAX - 4..usize::MAX - 3);
         for _ in 0..8 {
-            assert!(
-                job.claim(&cursor, 8, 0, &mut seen_left).is_empty(),
-                "never wraps"
-            );
+            assert!(job.claim(&cursor, n, 8, 0).is_empty(), "never wraps");
         }
+    }
+
+    #[test]
+    fn a_participant_claims_its_own_home_first_then_the_others_in_turn() {
+        let order = std::sync::Mutex::new(Vec::new());
+        let f = Each(|i: usize| order.lock().unwrap().push(i));
+        let homed =
+            |n, participants, claims| Job::new(&f, n, participants, claims, &Liveness::new()).homed;
+        assert!(!homed(1000, 2, Claims::InOrder(None)), "asked for order");
+        assert!(
+            !homed(6, 2, Claims::FromHomes),
+            "too short to size chunks by the clock"
+        );
+        assert!(
+            !homed(1000, MAX_HOMES + 1, Claims::FromHomes),
+            "more than MAX_HOMES"
+        );
+        // 1001 tasks on two participants: homes 0..501 and 501..1001.
+        let job = Job::new(&f, 1001, 2, Claims::FromHomes, &Liveness::new());
+        assert!(job.homed);
+        assert_eq!((job.first_task(0), job.first_task(1)), (0, 501));
+        assert_eq!((job.claimable(0), job.claimable(1)), (1..501, 502..1001));
+        let cursors = Cursors::new();
+        cursors.reset(&job);
+        assert_eq!(job.unclaimed(&cursors), 999);
+        // The helper alone: the rest of its home, then the caller's after its first task.
+        let mut last = 0;
+        let helper = Participant { rank: 1, worker: 1 };
+        let ran = job.work(
+            job.first_task_began(),
+            helper,
+            &cursors,
+            &Panics::new(),
+            &mut CountLast(&mut last),
+        );
+        assert_eq!((ran, last, job.unclaimed(&cursors)), (999, 1, 0));
+        let expected: Vec<usize> = (502..1001).chain(1..501).collect();
+        assert_eq!(*order.lock().unwrap(), expected);
     }
 
     /// Hooks that count the claims that took the last task.
@@ -291,13 +367,14 @@ mod tests {
                 runs[i].fetch_add(1, Ordering::Relaxed);
             });
             let job = job(&f, n, 2);
-            let cursor = AtomicUsize::new(2); // as `Slot::publish` sets it
+            let cursors = Cursors::new();
+            cursors.reset(&job); // as `Slot::publish` does
             let mut last = 0;
             let caller = Participant::CALLER;
             let ran = job.work(
                 job.first_task_began(),
                 caller,
-                &cursor,
+                &cursors,
                 &Panics::new(),
                 &mut CountLast(&mut last),
             );

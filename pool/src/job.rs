@@ -3,10 +3,15 @@
 //! helper reads it from the line it attached on. How its tasks are claimed: `claim.rs`.
 
 use crate::panics::Panics;
+use crate::region::Claims;
 use crate::sync::{self, AtomicBool, Ordering};
 use crate::tasks::{self, Participant, Tasks};
 use std::ops::Range;
 use std::ptr;
+
+/// The most homes a job's tasks are split into (README "Claiming"): a region of more
+/// participants claims in index order. Each home's cursor takes a cache line in every slot.
+pub(crate) const MAX_HOMES: usize = 8;
 
 /// Runs a range of tasks of the closure behind the pointer as a participant, handing panics
 /// to `Panics` (`tasks::run_erased`).
@@ -33,6 +38,9 @@ pub(crate) struct Job {
     /// participant claims another chunk. Null for a dispatch that runs every task. On the
     /// caller's stack, valid as `data` is.
     pub(crate) stop: *const AtomicBool,
+    /// Whether the tasks are split into one home per participant, claimed by their owner
+    /// first (README "Claiming"); else the tasks beyond the first ones are claimed in order.
+    pub(crate) homed: bool,
     /// Under loom: the caller's liveness cell (see [`Liveness`]).
     #[cfg(rayforce_loom)]
     pub(crate) alive: *const Liveness,
@@ -67,21 +75,23 @@ impl Liveness {
 unsafe impl Send for Job {}
 
 impl Job {
-    /// A job of `n_tasks` tasks of `closure`, for up to `participants` participants, which
-    /// stop claiming once `stop` is set; `closure`, `stop` and `alive` are the caller's, on
-    /// its stack for the dispatch's length.
+    /// A job of `n_tasks` tasks of `closure`, for up to `participants` participants, claimed
+    /// as `claims` says (from homes, or in order until its stop flag is set); `closure`, the
+    /// stop flag and `alive` are the caller's, on its stack for the dispatch's length.
     pub(crate) fn new<T: Tasks>(
         closure: &T,
         n_tasks: usize,
         participants: usize,
-        stop: Option<&AtomicBool>,
+        claims: Claims<'_>,
         alive: &Liveness,
     ) -> Job {
         let data = (closure as *const T).cast();
+        let stop = claims.stop();
         Job {
             stop: stop.map_or(ptr::null(), |stop| stop as *const AtomicBool),
             ..Job::erased(tasks::run_erased::<T>, data, n_tasks, participants, alive)
         }
+        .claimed(claims)
     }
 
     /// As [`new`](Self::new), for a closure already erased: `data` points to the closure
@@ -100,8 +110,76 @@ impl Job {
             participants: participants.max(1),
             max_chunk: max_chunk(n_tasks, participants.max(1)),
             stop: ptr::null(),
+            homed: false,
             #[cfg(rayforce_loom)]
             alive,
+        }
+    }
+
+    /// This job, its tasks split into homes if `claims` asks for it and the job is long
+    /// enough to size chunks by the clock (each home then has at least three tasks), two to
+    /// [`MAX_HOMES`] participants share it, and no cursor can come near overflowing.
+    fn claimed(mut self, claims: Claims<'_>) -> Job {
+        self.homed = matches!(claims, Claims::FromHomes)
+            && (2..=MAX_HOMES).contains(&self.participants)
+            && self.sized_by_clock()
+            && self.n_tasks < usize::MAX >> 14;
+        self
+    }
+
+    /// How many homes the tasks are split into: one per participant if homed, else one,
+    /// the tasks beyond the participants' first ones.
+    #[inline]
+    pub(crate) fn homes(&self) -> usize {
+        if self.homed {
+            self.participants
+        } else {
+            1
+        }
+    }
+
+    /// The first task of the participant of rank `rank`: its home's first if homed, else
+    /// the rank.
+    #[inline]
+    pub(crate) fn first_task(&self, rank: usize) -> usize {
+        if self.homed {
+            self.home_start(rank)
+        } else {
+            rank
+        }
+    }
+
+    /// The tasks of home `home` that are claimed, not handed out as a first task.
+    #[inline]
+    pub(crate) fn claimable(&self, home: usize) -> Range<usize> {
+        if self.homed {
+            self.home_start(home) + 1..self.home_start(home + 1)
+        } else {
+            self.participants..self.n_tasks
+        }
+    }
+
+    /// Where home `home` of a homed job begins (`n_tasks` for `home == participants`): the
+    /// tasks split as evenly as they go, the first homes one longer.
+    #[inline]
+    fn home_start(&self, home: usize) -> usize {
+        let (base, longer) = (
+            self.n_tasks / self.participants,
+            self.n_tasks % self.participants,
+        );
+        home * base + home.min(longer)
+    }
+
+    /// Runs the first tasks of the participants of `ranks`, as `who`: those of permits no
+    /// helper took, which the caller runs; panics go to `panics`.
+    pub(crate) fn run_first_tasks(&self, who: Participant, ranks: Range<usize>, panics: &Panics) {
+        if self.homed {
+            for rank in ranks {
+                let task = self.first_task(rank);
+                self.run(who, task..task + 1, panics);
+            }
+        } else {
+            self.run(who, ranks, panics);
         }
     }
 

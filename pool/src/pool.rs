@@ -14,13 +14,13 @@ use crate::offering::Idle;
 use crate::panics::{self, Panics};
 #[cfg(target_os = "linux")]
 use crate::place::Placement;
-use crate::region::{Forked, Region};
+use crate::region::{Claims, Forked, Region};
 use crate::scope::{reclaim_slots, scope_in};
 use crate::shared::{Shared, ThreadStart};
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
-use crate::sync::{self, AtomicBool, AtomicU64, Ordering};
+use crate::sync::{self, AtomicU64, Ordering};
 use crate::tasks::{Chunks, Each, EachWithWorker, Participant, Tasks};
 use crate::unwind::AbortOnUnwind;
 use rayforce_tunables::cpu::{self, CpuCounts};
@@ -406,8 +406,8 @@ impl Pool {
     /// The data-parallel operations' hook (`ops/pipeline.rs`, README "The operations'
     /// hook"): runs `f(participant, range)` over claimed ranges of `0..n_tasks`, narrow or
     /// `wide`, on at most `participants` participants, each participant's `rank` below
-    /// that, no claim of more than `most_per_claim` tasks; once `stop` is set, no
-    /// participant claims another range. The tasks are
+    /// that, no claim of more than `most_per_claim` tasks, claimed as `claims` says (from
+    /// homes, or in order until a stop flag is set). The tasks are
     /// independent: they run inline when every slot is taken, and may wake sleeping helpers
     /// late (README "Waking late"). `Err` only in a child forked from inside a task, where
     /// the tasks the parent's helpers held never finish (README "Fork"), with the region's
@@ -418,14 +418,14 @@ impl Pool {
         n_tasks: usize,
         wide: bool,
         (participants, most_per_claim): (usize, usize),
-        stop: Option<&AtomicBool>,
+        claims: Claims<'_>,
         f: &(dyn Fn(Participant, Range<usize>) + Sync),
     ) -> Result<(), Forked> {
         let region = Region {
             wide,
             participants,
             workers: usize::MAX,
-            stop,
+            claims,
             independent: true,
             most_per_claim,
         };
@@ -567,12 +567,12 @@ fn run_on<T: Tasks>(
     // Step 1: a slot, or the region runs on the caller alone.
     let Some(slot) = take_slot(shared, n_tasks, helpers, region) else {
         Counters::bump(&counters.inline_dispatches);
-        let job = Job::new(closure, n_tasks, 1, region.stop, &alive);
+        let job = Job::new(closure, n_tasks, 1, region.claims, &alive);
         current::with(shared, || run_inline(&job, region.most_per_claim));
         return Ok(());
     };
     let permits = permits(n_tasks, helpers);
-    let mut job = Job::new(closure, n_tasks, permits + 1, region.stop, &alive);
+    let mut job = Job::new(closure, n_tasks, permits + 1, region.claims, &alive);
     job.max_chunk = job.max_chunk.min(region.most_per_claim.max(1));
     // Nothing from here to the end of step 6 may unwind: helpers hold pointers into the
     // caller's closure (README "Panics").
@@ -610,7 +610,7 @@ pub(crate) fn run_chunks_on(
     shared: &Shared,
     n_tasks: usize,
     (participants, most_per_claim): (usize, usize),
-    stop: Option<&AtomicBool>,
+    claims: Claims<'_>,
     f: &(dyn Fn(Participant, Range<usize>) + Sync),
 ) -> Result<(), Forked> {
     if n_tasks == 0 {
@@ -620,7 +620,7 @@ pub(crate) fn run_chunks_on(
         wide: false,
         participants,
         workers: usize::MAX,
-        stop,
+        claims,
         independent: true,
         most_per_claim,
     };

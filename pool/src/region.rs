@@ -1,6 +1,6 @@
-//! `Region`: how one dispatch runs (narrow or wide, on how many participants, with what stop
-//! flag, whether its tasks may wait for each other), and `Forked`, a region cut short by a
-//! fork from inside one of its tasks.
+//! `Region`: how one dispatch runs (narrow or wide, on how many participants, in what order
+//! its tasks are claimed, whether they may wait for each other), and `Forked`, a region cut
+//! short by a fork from inside one of its tasks.
 
 use crate::sync::AtomicBool;
 use crate::unwind::Panic;
@@ -21,15 +21,38 @@ impl Forked {
     }
 }
 
+/// In what order a region's tasks beyond the participants' first ones are claimed (README
+/// "Claiming").
+#[derive(Clone, Copy)]
+pub(crate) enum Claims<'a> {
+    /// Each participant claims first from its home, a contiguous share of the tasks of its
+    /// own, then from the others': what it touches stays in its cache from one region over
+    /// the same data to the next. For independent tasks that need no order.
+    FromHomes,
+    /// In index order, none once the flag (if any) is set: a search's first match ends the
+    /// claims past it, and a scan's blocks find the blocks before them published.
+    InOrder(Option<&'a AtomicBool>),
+}
+
+impl<'a> Claims<'a> {
+    /// The flag that stops the claims, if any.
+    pub(crate) fn stop(self) -> Option<&'a AtomicBool> {
+        match self {
+            Claims::FromHomes => None,
+            Claims::InOrder(stop) => stop,
+        }
+    }
+}
+
 /// How a region runs: narrow or wide, on how many participants at most, below what worker
-/// index, with what flag to stop claiming, and whether its tasks may wait for each other.
+/// index, in what order its tasks are claimed, and whether they may wait for each other.
 #[derive(Clone, Copy)]
 pub(crate) struct Region<'a> {
     pub(crate) wide: bool,
     pub(crate) participants: usize,
     /// Every participant's worker index is below this (`dispatch_with_worker`'s bound).
     pub(crate) workers: usize,
-    pub(crate) stop: Option<&'a AtomicBool>,
+    pub(crate) claims: Claims<'a>,
     /// Whether its tasks never wait for one another, as an operation's items: then sleeping
     /// helpers are woken only once the caller has worked as long as a wake-up takes (README
     /// "Waking late"), and with every slot taken the tasks run inline. `dispatch`'s tasks
@@ -45,7 +68,7 @@ impl Region<'_> {
         wide: false,
         participants: usize::MAX,
         workers: usize::MAX,
-        stop: None,
+        claims: Claims::InOrder(None),
         independent: false,
         most_per_claim: usize::MAX,
     };

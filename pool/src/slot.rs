@@ -1,8 +1,9 @@
 //! `Slot`: the state of one dispatch in flight: its permits and attached helpers packed in
-//! one word, on the line waiting helpers poll; its job and claim cursor on a line of their
-//! own; and its caller's wait. A pool has a fixed table of them (README "State"); a dispatch that finds none free
+//! one word, on the line waiting helpers poll with its job; its claim cursors, a line each;
+//! and its caller's wait. A pool has a fixed table of them (README "State"); a dispatch that finds none free
 //! waits for one, an operation runs inline.
 
+use crate::claim::Cursors;
 use crate::job::{Job, RunRange};
 use crate::panics::Panics;
 use crate::stream::Stream;
@@ -65,24 +66,18 @@ struct SignalLine {
     stop: AtomicPtr<AtomicBool>,
     #[cfg(rayforce_loom)]
     alive: AtomicPtr<crate::job::Liveness>,
+    homed: AtomicBool,
     /// Whether the owner is blocked (or about to block) waiting for quiet; read by every
     /// detaching helper, right after its detach wrote the line.
     caller_sleeping: AtomicBool,
 }
 
-/// The claim cursor of the tasks beyond the participants' first ones, and the slot's owner
-/// flag, on a line of their own (README "Claiming"): the caller writes it while it claims,
-/// helpers only when a dispatch has more tasks than participants.
-struct Work {
-    /// The next task index to claim (`>= n_tasks` once all are claimed).
-    next: AtomicUsize,
-    /// A caller owns the slot (step 1).
-    owned: AtomicBool,
-}
-
 pub(crate) struct Slot {
     line: CachePadded<SignalLine>,
-    work: CachePadded<Work>,
+    /// A caller owns the slot (step 1); on a line of its own, which only callers write.
+    owned: CachePadded<AtomicBool>,
+    /// Where the tasks beyond the participants' first ones are claimed (README "Claiming").
+    cursors: Cursors,
     /// The first panic of the dispatch in flight here.
     pub(crate) panics: Panics,
     /// The owner sleeps here (under the signal's lock).
@@ -108,12 +103,11 @@ impl Slot {
                 stop: AtomicPtr::new(std::ptr::null_mut()),
                 #[cfg(rayforce_loom)]
                 alive: AtomicPtr::new(std::ptr::null_mut()),
+                homed: AtomicBool::new(false),
                 caller_sleeping: AtomicBool::new(false),
             }),
-            work: CachePadded::new(Work {
-                next: AtomicUsize::new(0),
-                owned: AtomicBool::new(false),
-            }),
+            owned: CachePadded::new(AtomicBool::new(false)),
+            cursors: Cursors::new(),
             panics: Panics::new(),
             caller: Condvar::new(),
             caller_gaps: AtomicU64::new(0),
@@ -137,8 +131,7 @@ impl Slot {
     pub(crate) fn try_own(&self) -> bool {
         // Acquire: pairs with `release`'s Release, so the previous dispatch's clean-up
         // (step 7) happens-before this one's start.
-        self.work
-            .owned
+        self.owned
             .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
     }
@@ -146,10 +139,10 @@ impl Slot {
     /// Whether a caller owns the slot now.
     #[inline]
     pub(crate) fn is_owned(&self) -> bool {
-        self.work.owned.load(Ordering::Relaxed)
+        self.owned.load(Ordering::Relaxed)
     }
 
-    /// Step 2: publishes the job and sets the cursor past the participants' first tasks
+    /// Step 2: publishes the job and sets the cursors past the participants' first tasks
     /// (ordered by the permits' Release in `add_permits`).
     #[inline]
     pub(crate) fn publish(&self, job: &Job) {
@@ -162,7 +155,8 @@ impl Slot {
         line.stop.store(job.stop.cast_mut(), Ordering::Relaxed);
         #[cfg(rayforce_loom)]
         line.alive.store(job.alive.cast_mut(), Ordering::Relaxed);
-        self.work.next.store(job.participants, Ordering::Relaxed);
+        line.homed.store(job.homed, Ordering::Relaxed);
+        self.cursors.reset(job);
     }
 
     /// The job of the dispatch a helper is attached to.
@@ -185,15 +179,16 @@ impl Slot {
             participants: line.participants.load(Ordering::Relaxed),
             max_chunk: line.max_chunk.load(Ordering::Relaxed),
             stop: line.stop.load(Ordering::Relaxed),
+            homed: line.homed.load(Ordering::Relaxed),
             #[cfg(rayforce_loom)]
             alive: line.alive.load(Ordering::Relaxed),
         }
     }
 
-    /// The claim cursor of the dispatch in flight.
+    /// The claim cursors of the dispatch in flight.
     #[inline]
-    pub(crate) fn cursor(&self) -> &AtomicUsize {
-        &self.work.next
+    pub(crate) fn cursors(&self) -> &Cursors {
+        &self.cursors
     }
 
     /// Step 3's first half: `permits` more helpers, of indices up to `helper_limit`, may
@@ -345,6 +340,6 @@ impl Slot {
             self.line.run.store(std::ptr::null_mut(), Ordering::Relaxed);
         }
         // Release: pairs with `try_own`'s Acquire.
-        self.work.owned.store(false, Ordering::Release);
+        self.owned.store(false, Ordering::Release);
     }
 }

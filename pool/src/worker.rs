@@ -77,11 +77,12 @@ pub(crate) fn run(
         if forked_away.stop() {
             break; // the old crew is abandoned here: touch none of its locks
         }
-        // The permit's task is its place in the dispatch; its index, its worker.
+        // The permit's rank is its place in the dispatch; its index, its worker.
         let who = Participant {
             rank: task,
             worker: index,
         };
+        let task = job.first_task(task);
         // The job is live: we are attached, so its dispatch has not returned and will not
         // until we detach (`Job`'s `# Safety`).
         let first_began = job.first_task_began();
@@ -96,7 +97,7 @@ pub(crate) fn run(
         job.work(
             first_began,
             who,
-            attached.cursor(),
+            attached.cursors(),
             &attached.panics,
             &mut forked_away,
         );

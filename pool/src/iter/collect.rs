@@ -9,6 +9,7 @@ use super::{IntoParallelIterator, ParallelIterator};
 use crate::ops::map::{append_ranges, write_results};
 use crate::ops::pipeline;
 use crate::ops::region::{Grain, Target};
+use crate::region::Claims;
 
 /// Builds a collection from a parallel iterator: what
 /// [`collect`](ParallelIterator::collect) makes, as rayon's trait of the same name.
@@ -87,6 +88,7 @@ where
         pipeline::run_any_state(
             runs,
             iter.positions(),
+            Claims::FromHomes,
             &Vec::new,
             |parts: &mut Vec<(usize, P)>, range| {
                 if !range.is_empty() {

@@ -8,12 +8,13 @@ use super::drive::{grain, ordered, Drive, Order};
 use crate::ops::find::find_in_blocks;
 use crate::ops::pipeline;
 use crate::ops::region::Target;
+use crate::region::Claims;
 use crate::sync::{AtomicUsize, Ordering};
 use std::iter::{Product, Sum};
 use std::ops::Range;
 
-/// Runs `fold` over the ranges of `iter`'s positions on the current pool, a state made by
-/// `init` per participant, then `combine` over the states.
+/// Runs `fold` over the ranges of `iter`'s positions on the current pool, claimed from
+/// homes, a state made by `init` per participant, then `combine` over the states.
 fn run<I, S, T>(
     iter: &I,
     init: &(dyn Fn() -> S + Sync),
@@ -24,8 +25,23 @@ where
     I: Drive,
     S: Send,
 {
+    run_claimed(iter, Claims::FromHomes, init, fold, combine)
+}
+
+/// As [`run`], the ranges claimed as `claims` says.
+fn run_claimed<I, S, T>(
+    iter: &I,
+    claims: Claims<'_>,
+    init: &(dyn Fn() -> S + Sync),
+    fold: impl Fn(&mut S, Range<usize>) + Sync,
+    combine: impl FnOnce(&mut dyn Iterator<Item = S>) -> T,
+) -> T
+where
+    I: Drive,
+    S: Send,
+{
     Target::current(grain(iter), |runs| {
-        pipeline::run_any_state(runs, iter.positions(), init, fold, |mut states| {
+        pipeline::run_any_state(runs, iter.positions(), claims, init, fold, |mut states| {
             combine(&mut states)
         })
     })
@@ -172,17 +188,19 @@ where
     })
 }
 
-/// The first match of `pred` in the iterator's order, with its [`Order`]. Every range is
-/// claimed (a stop flag would skip untaken first tasks, which may hold it), but one that
-/// starts past the earliest match found is skipped at once.
+/// The first match of `pred` in the iterator's order, with its [`Order`]. Ranges are
+/// claimed in order, so the participants search the front first; every range is claimed (a
+/// stop flag would skip untaken first tasks, which may hold it), but one that starts past
+/// the earliest match found is skipped at once.
 pub(crate) fn find_first<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
 where
     I: Drive,
     P: Fn(&I::Item) -> bool + Sync,
 {
     let earliest = AtomicUsize::new(usize::MAX);
-    run(
+    run_claimed(
         iter,
+        Claims::InOrder(None),
         &|| None,
         |found: &mut Option<(Order, I::Item)>, range| {
             // Relaxed: a hint; a range not skipped is only searched in vain.

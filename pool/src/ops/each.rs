@@ -5,6 +5,7 @@
 use super::pipeline::{self, OnFork};
 use super::region::{span, Disjoint, Runs};
 use crate::panics::Panics;
+use crate::region::Claims;
 use crate::tasks;
 use std::ops::Range;
 
@@ -33,7 +34,7 @@ pub trait ParallelEach: Runs {
         pipeline::run(
             self,
             n,
-            None,
+            Claims::FromHomes,
             &Panics::new,
             |panics, range| {
                 // SAFETY: claimed ranges are disjoint.
@@ -82,7 +83,7 @@ pub trait ParallelEach: Runs {
         pipeline::run(
             self,
             n,
-            None,
+            Claims::FromHomes,
             &|| (),
             part,
             OnFork::Abort("parts_mut"),
@@ -119,7 +120,7 @@ pub trait ParallelEach: Runs {
         pipeline::run(
             self,
             chunks,
-            None,
+            Claims::FromHomes,
             &Panics::new,
             |panics, chunks| {
                 tasks::each(chunks, panics, |chunk| {

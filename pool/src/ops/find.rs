@@ -4,6 +4,7 @@
 
 use super::pipeline::{self, OnFork};
 use super::region::{span, Regions, Runs};
+use crate::region::Claims;
 use crate::sync::{AtomicBool, Ordering};
 
 /// How many items a participant tests between looks at the stop flag inside one range: the
@@ -112,7 +113,7 @@ where
     pipeline::run(
         runs,
         n,
-        Some(&stop),
+        Claims::InOrder(Some(&stop)),
         &|| None,
         |found: &mut Option<T>, range| {
             let (mut from, mut block) = (range.start, FIRST_BLOCK);

@@ -6,6 +6,7 @@
 
 use super::pipeline;
 use super::region::Runs;
+use crate::region::Claims;
 use std::iter::Sum;
 use std::ops::Range;
 
@@ -46,7 +47,7 @@ pub trait ParallelFold: Runs {
         C: Fn(S, S) -> S,
     {
         let fold_range = |state: &mut S, range: Range<usize>| range.for_each(|i| fold(state, i));
-        pipeline::run_any_state(self, n, &init, fold_range, |states| {
+        pipeline::run_any_state(self, n, Claims::FromHomes, &init, fold_range, |states| {
             states.reduce(combine).unwrap_or_else(&init)
         })
     }
@@ -75,7 +76,7 @@ pub trait ParallelFold: Runs {
                 });
             }
         };
-        pipeline::run_any_state(self, n, &|| None, fold_range, |states| {
+        pipeline::run_any_state(self, n, Claims::FromHomes, &|| None, fold_range, |states| {
             states.flatten().reduce(&op)
         })
     }
@@ -102,7 +103,7 @@ pub trait ParallelFold: Runs {
                 None => part,
             });
         };
-        pipeline::run_any_state(self, n, &|| None, fold_range, |states| {
+        pipeline::run_any_state(self, n, Claims::FromHomes, &|| None, fold_range, |states| {
             states.flatten().sum()
         })
     }

@@ -6,6 +6,7 @@
 use super::pipeline::{self, OnFork};
 use super::region::{Disjoint, Regions, Runs};
 use crate::panics::Panics;
+use crate::region::Claims;
 use crate::unwind;
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -99,7 +100,7 @@ where
     let (holes, first) = pipeline::run(
         runs,
         n,
-        None,
+        Claims::FromHomes,
         &Caught::default,
         |caught, range| {
             // SAFETY: claimed ranges are disjoint.

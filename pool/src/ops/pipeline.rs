@@ -1,13 +1,12 @@
 //! The one pipeline under every operation: each participant's state, made at most once by
-//! `init` on its first range, folds the ranges it claims; no participant claims another
-//! range once the optional stop flag is set; the caller combines the states once, after
-//! the region. `map`, `fold` and its conveniences, the searches, the loops over mutable
+//! `init` on its first range, folds the ranges it claims, from its home first or in order
+//! until the optional stop flag is set; the caller combines the states once, after the
+//! region. `map`, `fold` and its conveniences, the searches, the loops over mutable
 //! slices and the scan are instances of it, and it is the operations' one door into the
 //! pool (`Pool::run_chunks`, README "The operations' hook").
 
 use super::region::{Drain, PerParticipant, Regions};
-use crate::region::Forked;
-use crate::sync::AtomicBool;
+use crate::region::{Claims, Forked};
 use std::ops::Range;
 
 /// Participants whose states of a few words (the operations' own) are kept in place,
@@ -29,16 +28,15 @@ pub(crate) enum OnFork {
     Abort(&'static str),
 }
 
-/// Runs `fold(state, range)` over claimed ranges of `0..n` on `runs`, each participant on
-/// its own state, made by `init` on its first range; once `stop` is set, no participant
-/// claims another range. Then `combine` takes the states made, in participant order. For
+/// Runs `fold(state, range)` over ranges of `0..n` on `runs` claimed as `claims` says, each
+/// participant on its own state, made by `init` on its first range. Then `combine` takes the states made, in participant order. For
 /// the operations' own states of a few words: up to [`SMALL`] participants' are kept in
 /// place.
 #[inline]
 pub(crate) fn run<R, S, F, T>(
     runs: &R,
     n: usize,
-    stop: Option<&AtomicBool>,
+    claims: Claims<'_>,
     init: &(dyn Fn() -> S + Sync),
     fold: F,
     on_fork: OnFork,
@@ -49,15 +47,16 @@ where
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
-    run_in::<R, S, F, T, SMALL>(runs, n, stop, init, fold, on_fork, combine)
+    run_in::<R, S, F, T, SMALL>(runs, n, claims, init, fold, on_fork, combine)
 }
 
-/// As [`run`], for a caller's states, which may be of any size: all on the heap (`SMALL`
-/// of a large one in place would take that much of the caller's stack).
+/// As [`run`], with no stop flag, for a caller's states, which may be of any size: all on
+/// the heap (`SMALL` of a large one in place would take that much of the caller's stack).
 #[inline]
 pub(crate) fn run_any_state<R, S, F, T>(
     runs: &R,
     n: usize,
+    claims: Claims<'_>,
     init: &(dyn Fn() -> S + Sync),
     fold: F,
     combine: impl FnOnce(Drain<'_, S>) -> T,
@@ -67,7 +66,7 @@ where
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
-    run_in::<R, S, F, T, 0>(runs, n, None, init, fold, OnFork::Panic, combine)
+    run_in::<R, S, F, T, 0>(runs, n, claims, init, fold, OnFork::Panic, combine)
 }
 
 /// The pipeline, with the states of the first `INLINE` participants in place.
@@ -75,7 +74,7 @@ where
 fn run_in<R, S, F, T, const INLINE: usize>(
     runs: &R,
     n: usize,
-    stop: Option<&AtomicBool>,
+    claims: Claims<'_>,
     init: &(dyn Fn() -> S + Sync),
     fold: F,
     on_fork: OnFork,
@@ -88,7 +87,7 @@ where
 {
     let target = runs.target();
     let mut states = PerParticipant::<S, INLINE>::new(target.width_now());
-    let outcome = target.run_chunks(n, states.participants(), stop, &|who, range| {
+    let outcome = target.run_chunks(n, states.participants(), claims, &|who, range| {
         states.with(who, init, |state| fold(state, range));
     });
     if let Err(forked) = outcome {

@@ -2,9 +2,9 @@
 //! `Regions`: that, or the current pool, for the parallel iterators), a slice participants
 //! write in disjoint ranges, and state kept per participant.
 
-use crate::region::Forked;
+use crate::region::{Claims, Forked};
 use crate::shared::Shared;
-use crate::sync::{AtomicBool, UnsafeCell};
+use crate::sync::UnsafeCell;
 use crate::tasks::Participant;
 use crate::Pool;
 use std::marker::PhantomData;
@@ -105,11 +105,11 @@ impl Target<'_> {
         self,
         n: usize,
         participants: usize,
-        stop: Option<&AtomicBool>,
+        claims: Claims<'_>,
         f: &(dyn Fn(Participant, Range<usize>) + Sync),
     ) -> Result<(), Forked> {
         if self.grain == Grain::ANY {
-            return self.run_units(n, (participants, usize::MAX), stop, f);
+            return self.run_units(n, (participants, usize::MAX), claims, f);
         }
         let Grain { min, max } = self.grain;
         let min = min.max(1);
@@ -121,7 +121,7 @@ impl Target<'_> {
         self.run_units(
             n.div_ceil(min),
             (participants, most),
-            stop,
+            claims,
             &|who, units| {
                 f(who, positions(units));
             },
@@ -133,12 +133,12 @@ impl Target<'_> {
         self,
         n: usize,
         limits: (usize, usize),
-        stop: Option<&AtomicBool>,
+        claims: Claims<'_>,
         f: &(dyn Fn(Participant, Range<usize>) + Sync),
     ) -> Result<(), Forked> {
         match self.on {
-            On::Pool(pool, wide) => pool.run_chunks(n, wide, limits, stop, f),
-            On::Crew(shared) => crate::pool::run_chunks_on(shared, n, limits, stop, f),
+            On::Pool(pool, wide) => pool.run_chunks(n, wide, limits, claims, f),
+            On::Crew(shared) => crate::pool::run_chunks_on(shared, n, limits, claims, f),
         }
     }
 }

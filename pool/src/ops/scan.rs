@@ -10,6 +10,7 @@
 use super::look_back::Blocks;
 use super::pipeline::{self, OnFork};
 use super::region::{span, Disjoint, Runs};
+use crate::region::Claims;
 use std::ops::Range;
 
 /// A block's size in bytes: its items stay in a core's L1 cache between the two passes.
@@ -148,7 +149,7 @@ pub(crate) fn scan_in_blocks<R, T, F>(
     pipeline::run(
         runs,
         blocks,
-        None,
+        Claims::InOrder(None),
         &|| (),
         scan_blocks,
         OnFork::Abort("scan"),

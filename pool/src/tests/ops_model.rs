@@ -1,12 +1,39 @@
-//! The operations' own synchronisation: state kept per participant (each participant alone
-//! on its cell, made at most once, every state combined), early exit (once a participant
-//! has seen the stop flag, none claims another range) and a scan's look-back (a block's
-//! published total or prefix read only once written). The rest is the pool's.
+//! The operations' own synchronisation: claims from homes (every task run once, whoever
+//! came), state kept per participant (each participant alone on its cell, made at most
+//! once, every state combined), early exit (once a participant has seen the stop flag, none
+//! claims another range) and a scan's look-back (a block's published total or prefix read
+//! only once written). The rest is the pool's.
 
 use super::pool;
 use crate::ops::ParallelFold;
+use crate::region::Claims;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::tasks::Participant;
+
+#[test]
+fn claims_from_homes_run_every_task_once() {
+    crate::sync::model(|| {
+        let pool = pool();
+        // Seven tasks on two participants: homes 0..4 and 4..7, the first task of each
+        // handed out, the rest claimed by its owner first, then by the other participant,
+        // or all by the caller if no helper came.
+        let runs: [AtomicUsize; 7] = std::array::from_fn(|_| AtomicUsize::new(0));
+        let outcome = pool.run_chunks(
+            7,
+            false,
+            (usize::MAX, usize::MAX),
+            Claims::FromHomes,
+            &|_: Participant, range| {
+                for task in range {
+                    runs[task].fetch_add(1, Ordering::Relaxed);
+                }
+            },
+        );
+        assert!(outcome.is_ok(), "no fork under loom");
+        let runs = runs.map(|r| r.load(Ordering::Relaxed));
+        assert_eq!(runs, [1; 7], "each task once");
+    });
+}
 
 #[test]
 fn each_participant_folds_into_its_own_state_made_once() {
@@ -43,7 +70,7 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
             4,
             false,
             (usize::MAX, usize::MAX),
-            Some(&stop),
+            Claims::InOrder(Some(&stop)),
             &|_: Participant, range| {
                 for task in range {
                     match task {
