@@ -247,6 +247,7 @@ fn run_taken(shared: &Shared, slot: usize, task: usize) {
         rank: task,
         worker: 0,
     };
+    // A join's job has no homes (`Job::erased`): the rank is the task.
     as_task(|| job.run(who, task..task + 1, &taken.panics));
     shared.signal.detach(slot);
 }

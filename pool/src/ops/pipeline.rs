@@ -50,8 +50,8 @@ where
     run_in::<R, S, F, T, SMALL>(runs, n, claims, init, fold, on_fork, combine)
 }
 
-/// As [`run`], with no stop flag, for a caller's states, which may be of any size: all on
-/// the heap (`SMALL` of a large one in place would take that much of the caller's stack).
+/// As [`run`], for a caller's states, which may be of any size: all on the heap (`SMALL`
+/// of a large one in place would take that much of the caller's stack).
 #[inline]
 pub(crate) fn run_any_state<R, S, F, T>(
     runs: &R,
