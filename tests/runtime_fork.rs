@@ -12,6 +12,7 @@ use rayforce_rt::cpu::CpuPolicy;
 use rayforce_rt::registry::Id;
 use rayforce_rt::{Choices, Runtime};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[global_allocator]
@@ -89,10 +90,21 @@ fn a_child_forked_during_the_pools_first_build_builds_its_own() {
     for round in 0..ROUNDS {
         // A fresh process: this test never builds the pool, so each round's is the first.
         let round_process = fork_with_deadline(|| {
+            // The busy threads run before the build starts: only the pool's threads start
+            // while the fork may land (the pool keeps forks out of its own threads' starts,
+            // not out of those of the program's).
+            let spinning = Arc::new(AtomicUsize::new(0));
             for _ in 0..BUSY {
-                std::thread::spawn(|| loop {
-                    std::hint::spin_loop();
+                let spinning = Arc::clone(&spinning);
+                std::thread::spawn(move || {
+                    spinning.fetch_add(1, Ordering::Relaxed);
+                    loop {
+                        std::hint::spin_loop();
+                    }
                 });
+            }
+            while spinning.load(Ordering::Relaxed) < BUSY {
+                std::hint::spin_loop();
             }
             let builder = std::thread::spawn(dispatch_is_exact);
             // This thread, the busy ones, the builder, and its first helper.

@@ -3,6 +3,7 @@
 //! has one crew; a child forked from the process gets a fresh one on next use, because the
 //! parent's helpers do not exist there (README "Fork").
 
+use crate::fork_gate::{self, Passage};
 use crate::shared::{Shared, ThreadStart};
 use crate::signal::Signal;
 use crate::spin::SpinLimits;
@@ -66,10 +67,14 @@ impl Crew {
             let shared = Arc::clone(&self.shared);
             let hook = on_start.cloned();
             let counters = self.shared.counters.for_new_helper();
-            match thread::Builder::new()
-                .name(format!("rayforce-{index}"))
-                .spawn(move || worker::run(&shared, index, hook, &counters))
-            {
+            let name = format!("rayforce-{index}");
+            // Begun after this thread's allocations above, as `Passage::begin` requires.
+            let starting = Passage::begin();
+            match thread::Builder::new().name(name).spawn(move || {
+                starting.end(); // std has recorded the thread: forks may go on
+                worker::run(&shared, index, hook, &counters);
+                fork_gate::hold_until_exit();
+            }) {
                 Ok(handle) => threads.push(handle),
                 Err(err) => {
                     spawned = Err(StartError::Spawn(err));

@@ -24,6 +24,7 @@ mod current;
 mod default_pool;
 mod follow;
 mod fork;
+mod fork_gate;
 mod fork_once;
 mod free;
 mod in_task;

@@ -1,8 +1,9 @@
 //! `fork()` and the pool: a child forked from inside a task finishes the dispatch it was in
 //! and gets fresh helpers for the next one; a child forked from a helper's task exits when
 //! that task returns; a child forked between dispatches runs in parallel again; a child
-//! forked inside an operation drops nothing a helper of the parent was writing. Children
-//! run with a deadline: a hang is a failure, not a stuck test.
+//! forked while helpers start and exit starts threads; a child forked inside an operation
+//! drops nothing a helper of the parent was writing. Children run with a deadline: a hang
+//! is a failure, not a stuck test.
 #![cfg(not(rayforce_loom))] // real threads and processes
 
 use rayforce_pool::prelude::*;
@@ -179,6 +180,50 @@ fn a_child_forked_between_dispatches_runs_them_in_parallel() {
         }
         wait_child(pid, &format!("round {round}: fork between dispatches"));
     }
+}
+
+/// Threads that spin beside the forks, as on a loaded machine.
+const BUSY: usize = 2;
+
+#[test]
+fn a_child_forked_while_helpers_start_and_exit_starts_threads() {
+    // Another thread keeps building and dropping pools: their helpers start and exit all the
+    // time, so forks land inside a helper's start or exit, where std holds a lock of its
+    // own that a child could never take again (README "Fork"). The lock is held briefly:
+    // without the fork gate, about one run in four here has a child hang.
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !stop.load(Ordering::Relaxed) {
+                let churn = Pool::builder().workers(6).build().unwrap();
+                churn.dispatch(6, |_| ());
+            }
+        });
+        // Threads that keep the CPUs busy, so that a starting helper is often preempted.
+        for _ in 0..BUSY {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+        }
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            for round in 0..FORKS / 2 {
+                // SAFETY: the child only runs this test's code, then _exits.
+                let pid = unsafe { libc::fork() };
+                if pid == 0 {
+                    child_deadline();
+                    let started = std::thread::spawn(|| 7).join().ok() == Some(7);
+                    exit_child(started && needs_two_participants(&pool()));
+                }
+                wait_child(pid, &format!("round {round}: fork beside starting helpers"));
+            }
+        }));
+        stop.store(true, Ordering::Relaxed);
+        if let Err(payload) = outcome {
+            panic::resume_unwind(payload);
+        }
+    });
 }
 
 /// What the tasks keep rewriting while the caller forks: a vector of boxes, freed and
