@@ -190,8 +190,7 @@ fn a_child_forked_while_helpers_start_and_exit_starts_threads() {
     // Another thread keeps building and dropping pools: their helpers start and exit all the
     // time, so forks land inside a helper's start or exit, where std holds a lock of its
     // own that a child could never take again (README "Fork"). The lock is held briefly:
-    // without the fork gate, about one run in four here has a child hang. Not run under
-    // AddressSanitizer (`.ci/run`), whose own quarantine lock a fork can copy held.
+    // without the fork gate, about one run in four here has a child hang.
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| {
