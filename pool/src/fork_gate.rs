@@ -111,12 +111,13 @@ mod imp {
     }
 
     std::thread_local! {
-        /// The exit passage of a helper that is ending: dropped with the thread's other
-        /// thread-locals, after std has taken the helper out of its map.
+        /// The exit passage of a helper that is ending: the first of its thread-locals
+        /// dropped (the last one set), after std has taken the helper out of its map.
         static EXITING: Cell<Option<Passage>> = const { Cell::new(None) };
     }
 
-    /// The calling helper is about to end: forks wait until its thread-locals are dropped.
+    /// The calling helper is about to end: forks wait until its thread-locals start to be
+    /// dropped.
     pub(crate) fn hold_until_exit() {
         let passage = Passage::begin();
         EXITING.with(|exiting| exiting.set(Some(passage)));

@@ -190,7 +190,8 @@ fn a_child_forked_while_helpers_start_and_exit_starts_threads() {
     // Another thread keeps building and dropping pools: their helpers start and exit all the
     // time, so forks land inside a helper's start or exit, where std holds a lock of its
     // own that a child could never take again (README "Fork"). The lock is held briefly:
-    // without the fork gate, about one run in four here has a child hang.
+    // without the fork gate, about one run in four had a child hang on this 2-core machine
+    // with other spinning processes beside it.
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| {
