@@ -5,7 +5,7 @@
 //! it does not compile.
 
 /// Every variant, each under the rule it breaks.
-pub(crate) const VARIANTS: [&str; 19] = [
+pub(crate) const VARIANTS: [&str; 20] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     "signal_all",
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -43,6 +43,8 @@ pub(crate) const VARIANTS: [&str; 19] = [
     "inline_when_full",
     // A join whose offered half was taken returns without waiting for its taker to detach.
     "join_skip_wait",
+    // A joiner whose half was taken blocks without first checking whether its taker detached.
+    "joiner_blocks_unchecked",
     // A scope returns once its queue is empty, without waiting for the helpers running its tasks.
     "scope_skip_wait",
     // A spawn never wakes its scope's owner: a task waiting for one it spawned while every helper

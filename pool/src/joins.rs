@@ -207,33 +207,41 @@ impl Frame<'_> {
     }
 }
 
-/// Waits until the taker of the half offered in `slot` detached. Meanwhile, for as long as
-/// a helper would spin (at most a kernel wake-up's cost; never with `spin_us = 0`), the
-/// joiner counts as idle and takes other joiners' offers (their tasks are independent of
-/// this one); then it blocks.
+/// Waits until the taker of the half offered in `slot` detached, taking other joiners'
+/// offers meanwhile (their tasks are independent of this one): spinning for as long as a
+/// helper would (at most a kernel wake-up's cost; never with `spin_us = 0`), counted as a
+/// join waiter; then blocked, counted as idle, until the taker detaches or an offer wakes
+/// it. A spin per offer taken: each one's window starts when it ran. While it runs, this
+/// thread is busy, not a waiter for other joins to offer to.
 fn wait_for_half(shared: &Shared, slot: usize) {
     let signal = &shared.signal;
     let offered = signal.slot(slot);
     let window = signal.spin_ceiling_ns();
-    if window > 0 && !offered.is_quiet() {
-        signal.join_waiting(true);
-        let mut cursor = slot + 1;
-        // A spin per offer taken meanwhile: each one's window starts when it ran. While it
-        // runs, this thread is busy, not a waiter for other joins to offer to.
-        while let (Some(Some((other, task))), _) = spin::spin_for(window, || {
-            if offered.is_quiet() {
-                Some(None)
-            } else {
-                signal.take_joinable(&mut cursor).map(Some)
-            }
-        }) {
-            signal.join_waiting(false);
-            run_taken(shared, other, task);
+    let mut cursor = slot + 1;
+    loop {
+        let mut taken = None;
+        if window > 0 {
             signal.join_waiting(true);
+            taken = spin::spin_for(window, || {
+                if offered.is_quiet() {
+                    Some(None)
+                } else {
+                    signal.take_joinable(&mut cursor).map(Some)
+                }
+            })
+            .0;
+            signal.join_waiting(false);
         }
-        signal.join_waiting(false);
+        let (other, task) = match taken {
+            Some(Some(other)) => other,
+            Some(None) => return,
+            None => match signal.block_for_half(slot, &mut cursor, shared.counters.callers()) {
+                Some(other) => other,
+                None => return,
+            },
+        };
+        run_taken(shared, other, task);
     }
-    signal.wait_until_quiet(slot, shared.counters.callers());
 }
 
 /// Runs task `task` of the joinable offer in `slot`, whose permit this thread took, and

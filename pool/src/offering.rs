@@ -38,7 +38,7 @@ pub(crate) enum Idle {
     Nobody,
     /// A helper spins, or a joiner waits taking offers: a handoff without the kernel.
     Spinning,
-    /// Only sleeping helpers: an offer wakes one.
+    /// Only sleeping helpers, or joiners blocked for their taken halves: an offer wakes one.
     Sleeping,
 }
 

@@ -46,6 +46,9 @@ pub(crate) struct Signal {
     spinners: CachePadded<AtomicUsize>,
     /// Joiners waiting for their offer, taking other offers meanwhile (README "Joining").
     join_waiters: CachePadded<AtomicUsize>,
+    /// Joiners blocked (or about to block) waiting for their taken half, whom the next
+    /// join's offer wakes (README "Joining").
+    blocked_joiners: CachePadded<AtomicUsize>,
     shutdown: AtomicBool,
     /// Held while checking a sleep condition and waiting; guards when the last wake-up of
     /// sleepers happened and when the permits it woke them for were posted, read by the
@@ -87,6 +90,7 @@ impl Signal {
             sleepers: CachePadded::new(AtomicUsize::new(0)),
             spinners: CachePadded::new(AtomicUsize::new(0)),
             join_waiters: CachePadded::new(AtomicUsize::new(0)),
+            blocked_joiners: CachePadded::new(AtomicUsize::new(0)),
             shutdown: AtomicBool::new(false),
             lock: Mutex::new(WakeTimes::default()),
             helpers: Condvar::new(),
@@ -119,7 +123,8 @@ impl Signal {
     }
 
     /// Who is idle, for a join's offer or an operation inside a task: a helper spinning or a
-    /// joiner waiting (either takes it without the kernel), else a helper asleep. A helper
+    /// joiner waiting (either takes it without the kernel), else a helper asleep or a joiner
+    /// blocked waiting for its taken half (a join's offer wakes either). A helper
     /// that caught a dispatch's permit spinning counts until its first task ends
     /// (`end_spin`; a join's offer, until it starts). Relaxed:
     /// a hint; a stale one posts in vain (withdrawn after) or not at all (run inline).
@@ -127,7 +132,10 @@ impl Signal {
     pub(crate) fn idle(&self) -> Idle {
         if self.spinners.load(Ordering::Relaxed) + self.join_waiters.load(Ordering::Relaxed) > 0 {
             Idle::Spinning
-        } else if self.sleepers.load(Ordering::Relaxed) > 0 {
+        } else if self.sleepers.load(Ordering::Relaxed)
+            + self.blocked_joiners.load(Ordering::Relaxed)
+            > 0
+        {
             Idle::Sleeping
         } else {
             Idle::Nobody
@@ -191,14 +199,22 @@ impl Signal {
     }
 
     /// `post`'s second half, once `permits` were added for helpers up to `helper_limit`
-    /// (by `post`, or a scope's `Slot::add_permit_below`).
+    /// (by `post`, or a scope's `Slot::add_permit_below`). A join's offer wakes a blocked
+    /// joiner if there is one, standing or not (a blocked joiner is idle), and no helper.
     #[inline]
     pub(crate) fn after_post(&self, permits: u32, helper_limit: usize, wake: bool) -> bool {
         // SeqCst fence: pairs with the one in `sleep` (README "Falling asleep"): either we
-        // count the sleeper, or its re-check sees our permits. With no helper asleep there is
-        // nobody to wake: one load of a line that only falling asleep writes, so a post to
-        // spinning helpers stays on the slot's line.
+        // count the sleeper, or its re-check sees our permits; and with the one in
+        // `block_for_half`, for blocked joiners. With nobody asleep there is nobody to wake:
+        // loads of lines that only falling asleep writes, so a post to spinning helpers stays
+        // on the slot's line.
         fence(Ordering::SeqCst);
+        if helper_limit & crate::slot::JOINABLE != 0
+            && self.blocked_joiners.load(Ordering::Relaxed) > 0
+        {
+            self.wake_a_joiner();
+            return false;
+        }
         let sleepers = self.sleepers.load(Ordering::Relaxed);
         if sleepers > 0 && wake {
             // Below the active helpers, a spinner or a woken helper may be one the limit
@@ -660,6 +676,59 @@ impl Signal {
         drop(guard);
         slot.caller_sleeping().store(false, Ordering::Relaxed);
         blocked.then(|| slot.detached_ns.load(Ordering::Relaxed))
+    }
+
+    /// `after_post`'s path to a blocked joiner: wakes the first one, if any is still blocked.
+    #[cold]
+    #[inline(never)]
+    fn wake_a_joiner(&self) {
+        let _guard = sync::lock(&self.lock);
+        // Relaxed: written under this lock.
+        if let Some(slot) = self
+            .slots
+            .iter()
+            .find(|slot| slot.joiner_blocked.load(Ordering::Relaxed))
+        {
+            slot.caller.notify_one();
+        }
+    }
+
+    /// A joiner whose offered half was taken, in `slot` (withdrawn): blocks until the
+    /// half's taker detached (`None`) or until it takes a join's offer posted meanwhile, in
+    /// another slot from `cursor` on (README "Joining"): its slot and task.
+    pub(crate) fn block_for_half(
+        &self,
+        slot: usize,
+        cursor: &mut usize,
+        counters: &Counters,
+    ) -> Option<(usize, usize)> {
+        let owned = &self.slots[slot];
+        owned.caller_sleeping().store(true, Ordering::Relaxed);
+        self.blocked_joiners.fetch_add(1, Ordering::Relaxed);
+        // SeqCst fence: pairs with the ones in `wake_owner` (a detach) and `after_post` (an
+        // offer): either they see this joiner blocked, or its checks below see their change.
+        fence(Ordering::SeqCst);
+        let mut guard = sync::lock(&self.lock);
+        owned.joiner_blocked.store(true, Ordering::Relaxed);
+        let mut checks = !const { crate::broken::variant("joiner_blocks_unchecked") };
+        let taken = loop {
+            if checks {
+                if owned.is_quiet() {
+                    break None;
+                }
+                if let Some(taken) = self.take_joinable(cursor) {
+                    break Some(taken);
+                }
+            }
+            checks = true;
+            guard = owned.caller.wait(guard).unwrap_or_else(|p| p.into_inner());
+            Counters::bump(&counters.kernel_wakeups);
+        };
+        owned.joiner_blocked.store(false, Ordering::Relaxed);
+        self.blocked_joiners.fetch_sub(1, Ordering::Relaxed);
+        drop(guard);
+        owned.caller_sleeping().store(false, Ordering::Relaxed);
+        taken
     }
 
     /// Tells every helper to exit and wakes the sleeping ones.

@@ -86,6 +86,9 @@ pub(crate) struct Slot {
     pub(crate) caller_gaps: AtomicU64,
     /// When the detach that woke the owner happened, in ns (written under the lock).
     pub(crate) detached_ns: AtomicU64,
+    /// The owner is a joiner blocked waiting for its half, whom a join's offer also wakes
+    /// (written and read under the signal's lock: Relaxed).
+    pub(crate) joiner_blocked: AtomicBool,
     /// The owners' recent operation regions (README "Streams of short regions").
     pub(crate) stream: Stream,
 }
@@ -112,6 +115,7 @@ impl Slot {
             caller: Condvar::new(),
             caller_gaps: AtomicU64::new(0),
             detached_ns: AtomicU64::new(0),
+            joiner_blocked: AtomicBool::new(false),
             stream: Stream::new(),
         }
     }

@@ -146,6 +146,16 @@ mod imp {
         builder.preemption_bound.get_or_insert(DEFAULT_PREEMPTIONS);
         builder.check(f);
     }
+
+    /// `model(f)` exploring at least `preemptions`: for a model whose path of interest
+    /// needs that many (it must stay small enough to end).
+    #[cfg(test)]
+    pub(crate) fn model_at_least<F: Fn() + Sync + Send + 'static>(preemptions: usize, f: F) {
+        let mut builder = loom::model::Builder::new();
+        let bound = builder.preemption_bound.unwrap_or(DEFAULT_PREEMPTIONS);
+        builder.preemption_bound = Some(bound.max(preemptions));
+        builder.check(f);
+    }
 }
 
 #[cfg(rayforce_loom)]

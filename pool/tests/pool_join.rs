@@ -276,3 +276,81 @@ fn a_dispatch_inside_a_join_gets_the_slot_its_own_offer_held() {
     wait.recv_timeout(std::time::Duration::from_secs(60))
         .expect("a dispatch inside a join waited for its own join's slot");
 }
+
+/// Waits up to ten seconds for `flag`; whether it was set.
+fn wait_for(flag: &std::sync::atomic::AtomicBool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !flag.load(Ordering::Acquire) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    true
+}
+
+#[test]
+fn a_joiner_blocked_for_its_taken_half_runs_its_takers_offer() {
+    use std::sync::atomic::AtomicBool;
+    // Nothing spins: a joiner whose half was taken blocks at once.
+    let pool = Pool::builder().workers(2).spin_us(0).build().unwrap();
+    // Starts the helper and gives it time to fall asleep, so that the join below offers it
+    // its second half.
+    pool.install(|| ());
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let (outer_taken, inner_ran) = (AtomicBool::new(false), AtomicBool::new(false));
+    // On a thread of its own: its first join looks for idle threads, whatever ran before.
+    let (caller, inner_ran_on) = std::thread::scope(|s| {
+        s.spawn(|| {
+            (
+                std::thread::current().id(),
+                outer_join(&pool, &outer_taken, &inner_ran),
+            )
+        })
+        .join()
+        .unwrap()
+    });
+    assert_eq!(
+        inner_ran_on, caller,
+        "the inner half ran on the helper itself: the blocked caller was not woken for it"
+    );
+}
+
+/// The outer join of the test above: returns the thread its inner second half ran on.
+fn outer_join(
+    pool: &Pool,
+    outer_taken: &std::sync::atomic::AtomicBool,
+    inner_ran: &std::sync::atomic::AtomicBool,
+) -> std::thread::ThreadId {
+    let (_, inner_ran_on) = pool.join(
+        // The outer second half is taken by the helper before this half ends, so the
+        // caller blocks for it.
+        || {
+            assert!(
+                wait_for(outer_taken),
+                "the helper never took the outer half"
+            )
+        },
+        || {
+            outer_taken.store(true, Ordering::Release);
+            // The helper's inner second half can only run elsewhere while its first half
+            // joins on (each join may look for idle threads) until it ran: on the blocked
+            // caller, whom the offer must wake.
+            let (_, ran_on) = join(
+                || {
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                    while !inner_ran.load(Ordering::Acquire) && std::time::Instant::now() < deadline
+                    {
+                        join(|| std::hint::black_box(1), || std::hint::black_box(2));
+                    }
+                },
+                || {
+                    inner_ran.store(true, Ordering::Release);
+                    std::thread::current().id()
+                },
+            );
+            ran_on
+        },
+    );
+    inner_ran_on
+}
