@@ -377,7 +377,7 @@ impl Stack {
         let frame = self.frame(index);
         let shared = frame.shared;
         let signal = &shared.signal;
-        let idle = signal.idle();
+        let idle = signal.idle_for_offers();
         self.looks_since_idle
             .set(self.looks_since_idle.get().saturating_add(1));
         // When the next offer that wakes a thread may go out; none for a standing offer.
@@ -518,7 +518,7 @@ mod tests {
 
     /// The pool's idle state as this thread's joins see it.
     fn idle_now() -> Idle {
-        current::map(|shared| shared.expect("inside install").signal.idle())
+        current::map(|shared| shared.expect("inside install").signal.idle_for_offers())
     }
 
     /// Spins until `flag` is set, at most `limit`; whether it was set.

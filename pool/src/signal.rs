@@ -122,20 +122,28 @@ impl Signal {
         self.slots.iter().position(|s| !s.is_owned() && s.try_own())
     }
 
-    /// Who is idle, for a join's offer or an operation inside a task: a helper spinning or a
-    /// joiner waiting (either takes it without the kernel), else a helper asleep or a joiner
-    /// blocked waiting for its taken half (a join's offer wakes either). A helper
-    /// that caught a dispatch's permit spinning counts until its first task ends
-    /// (`end_spin`; a join's offer, until it starts). Relaxed:
-    /// a hint; a stale one posts in vain (withdrawn after) or not at all (run inline).
+    /// Who is idle, for an operation inside a task: a helper spinning or a joiner waiting
+    /// (either takes it without the kernel), else a helper asleep. A helper that caught a
+    /// dispatch's permit spinning counts until its first task ends (`end_spin`; a join's
+    /// offer, until it starts). Relaxed: a hint; a stale one posts in vain (withdrawn
+    /// after) or not at all (run inline).
     #[inline]
     pub(crate) fn idle(&self) -> Idle {
+        self.idle_counting(0)
+    }
+
+    /// Who is idle for a join's offer: as [`idle`](Self::idle), and a joiner blocked for
+    /// its taken half counts as asleep (an offer wakes it; a dispatch's permits do not).
+    #[inline]
+    pub(crate) fn idle_for_offers(&self) -> Idle {
+        self.idle_counting(self.blocked_joiners.load(Ordering::Relaxed))
+    }
+
+    #[inline]
+    fn idle_counting(&self, blocked_joiners: usize) -> Idle {
         if self.spinners.load(Ordering::Relaxed) + self.join_waiters.load(Ordering::Relaxed) > 0 {
             Idle::Spinning
-        } else if self.sleepers.load(Ordering::Relaxed)
-            + self.blocked_joiners.load(Ordering::Relaxed)
-            > 0
-        {
+        } else if self.sleepers.load(Ordering::Relaxed) + blocked_joiners > 0 {
             Idle::Sleeping
         } else {
             Idle::Nobody
