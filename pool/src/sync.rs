@@ -142,14 +142,11 @@ mod imp {
     /// loom's other variables) say otherwise: every model of the pool and of its API runs
     /// through this, so a plain `cargo test` under `--cfg rayforce_loom` ends.
     pub fn model<F: Fn() + Sync + Send + 'static>(f: F) {
-        let mut builder = loom::model::Builder::new();
-        builder.preemption_bound.get_or_insert(DEFAULT_PREEMPTIONS);
-        builder.check(f);
+        model_at_least(0, f);
     }
 
     /// `model(f)` exploring at least `preemptions`: for a model whose path of interest
     /// needs that many (it must stay small enough to end).
-    #[cfg(test)]
     pub(crate) fn model_at_least<F: Fn() + Sync + Send + 'static>(preemptions: usize, f: F) {
         let mut builder = loom::model::Builder::new();
         let bound = builder.preemption_bound.unwrap_or(DEFAULT_PREEMPTIONS);

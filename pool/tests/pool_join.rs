@@ -277,14 +277,14 @@ fn a_dispatch_inside_a_join_gets_the_slot_its_own_offer_held() {
         .expect("a dispatch inside a join waited for its own join's slot");
 }
 
-/// Waits up to ten seconds for `flag`; whether it was set.
-fn wait_for(flag: &std::sync::atomic::AtomicBool) -> bool {
+/// Waits up to ten seconds for `flag`, calling `between` between looks; whether it was set.
+fn wait_for(flag: &std::sync::atomic::AtomicBool, mut between: impl FnMut()) -> bool {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !flag.load(Ordering::Acquire) {
         if std::time::Instant::now() > deadline {
             return false;
         }
-        std::thread::yield_now();
+        between();
     }
     true
 }
@@ -327,7 +327,7 @@ fn outer_join(
         // caller blocks for it.
         || {
             assert!(
-                wait_for(outer_taken),
+                wait_for(outer_taken, std::thread::yield_now),
                 "the helper never took the outer half"
             )
         },
@@ -338,11 +338,9 @@ fn outer_join(
             // caller, whom the offer must wake.
             let (_, ran_on) = join(
                 || {
-                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-                    while !inner_ran.load(Ordering::Acquire) && std::time::Instant::now() < deadline
-                    {
+                    wait_for(inner_ran, || {
                         join(|| std::hint::black_box(1), || std::hint::black_box(2));
-                    }
+                    })
                 },
                 || {
                     inner_ran.store(true, Ordering::Release);
