@@ -8,7 +8,8 @@
 #
 # The broken variants run at LOOM_VARIANT_PREEMPTIONS (default 2): each must be caught, and
 # two preemptions catch every one of them, while the models that do not catch a variant
-# would otherwise run their full three-preemption search once per variant.
+# would otherwise run their full three-preemption search once per variant. The variant is
+# chosen as the models run (`RAYFORCE_LOOM_BROKEN`), so one build serves them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,10 +38,6 @@ for variant in "${variants[@]}"; do
     if LOOM_MAX_PREEMPTIONS="$variant_preemptions" \
         RAYFORCE_LOOM_BROKEN="$variant" RUSTFLAGS="--cfg rayforce_loom" "${models[@]}" >"$log" 2>&1; then
         echo "loom: broken variant '$variant' was NOT caught (log: $log)"
-        failed=1
-    elif grep -q "error: could not compile" "$log"; then
-        echo "loom: broken variant '$variant' did not build (log: $log)"
-        tail -20 "$log"
         failed=1
     else
         # A model fails with "... FAILED", or aborts the process mid-model (a panic during

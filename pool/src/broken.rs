@@ -1,6 +1,6 @@
 //! The deliberately broken pools that show the loom models catch what they claim to: each
-//! variant below breaks one rule of the protocol at one marked place (`broken::variant`),
-//! built under `--cfg rayforce_loom` with `RAYFORCE_LOOM_BROKEN=<name>`. This table is the
+//! variant below breaks one rule of the protocol at one marked place (`broken::variant!`),
+//! run under `--cfg rayforce_loom` with `RAYFORCE_LOOM_BROKEN=<name>`. This table is the
 //! one list of them: `loom-tests/check.sh` reads the names from it, and a name missing from
 //! it does not compile.
 
@@ -52,27 +52,65 @@ pub(crate) const VARIANTS: [&str; 20] = [
     "scope_no_owner_wake",
 ];
 
-/// Whether this build is the broken pool `name`: under `--cfg rayforce_loom` only, with
-/// `RAYFORCE_LOOM_BROKEN=name` at build time. An environment variable rather than a second
-/// cfg, so each variant rebuilds only this crate and its dependents (cargo tracks the
-/// variable), not every dependency as a change of `RUSTFLAGS` does. Always false outside
-/// loom builds. Call it in `const { }`: a name not in [`VARIANTS`] fails to compile.
-pub(crate) const fn variant(name: &str) -> bool {
-    let mut listed = 0;
-    while listed < VARIANTS.len() && !same(VARIANTS[listed], name) {
-        listed += 1;
+/// Whether the running pool is the broken variant `$name`: under `--cfg rayforce_loom`
+/// only, when `RAYFORCE_LOOM_BROKEN=$name` is set as the models run. Chosen at run time, so
+/// one loom build serves the models and every variant; a constant `false` outside loom
+/// builds, so the broken branch folds away there. A name not in [`VARIANTS`] fails to
+/// compile.
+macro_rules! variant {
+    ($name:literal) => {{
+        const {
+            assert!(
+                $crate::broken::listed($name),
+                "not a broken variant listed in VARIANTS"
+            )
+        };
+        $crate::broken::selected($name)
+    }};
+}
+pub(crate) use variant;
+
+/// Whether `name` is in [`VARIANTS`].
+pub(crate) const fn listed(name: &str) -> bool {
+    let mut index = 0;
+    while index < VARIANTS.len() {
+        if same(VARIANTS[index], name) {
+            return true;
+        }
+        index += 1;
     }
-    assert!(
-        listed < VARIANTS.len(),
-        "not a broken variant listed in VARIANTS"
-    );
-    if !cfg!(rayforce_loom) {
-        return false;
-    }
-    match option_env!("RAYFORCE_LOOM_BROKEN") {
-        Some(built) => same(built, name),
-        None => false,
-    }
+    false
+}
+
+/// Outside loom builds no variant runs.
+#[cfg(not(rayforce_loom))]
+#[inline(always)]
+pub(crate) const fn selected(_name: &str) -> bool {
+    false
+}
+
+/// Whether `RAYFORCE_LOOM_BROKEN` names `name`, read once per process.
+///
+/// # Panics
+/// When the variable names no listed variant: a misspelt variant would otherwise run the
+/// sound pool, and its models would pass for the wrong reason.
+#[cfg(rayforce_loom)]
+pub(crate) fn selected(name: &str) -> bool {
+    // A std cell, not a modelled one: the variable is read-only configuration, outside
+    // what the models explore.
+    static CHOSEN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let chosen = CHOSEN.get_or_init(|| {
+        let chosen = std::env::var("RAYFORCE_LOOM_BROKEN").ok();
+        if let Some(chosen) = &chosen {
+            assert!(
+                listed(chosen),
+                "RAYFORCE_LOOM_BROKEN={chosen:?} names no variant in pool/src/broken.rs \
+                 (expected one of {VARIANTS:?})"
+            );
+        }
+        chosen
+    });
+    chosen.as_deref() == Some(name)
 }
 
 /// `a == b`, in a `const fn`.

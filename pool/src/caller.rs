@@ -102,7 +102,7 @@ impl<'a> Caller<'a> {
                 .ran(self.first_began, self.worked_ns, untaken < self.permits);
         }
         let participants = job.participants;
-        let untaken = if const { crate::broken::variant("untaken_lost") } {
+        let untaken = if crate::broken::variant!("untaken_lost") {
             // Deliberately broken: the first task of one untaken permit is never run.
             (participants - untaken + 1).min(participants)..participants
         } else {

@@ -99,7 +99,7 @@ impl Job {
         let mut chunk = chunk_size::next_chunk(1, clock.saturating_sub(began));
         let homes = self.homes();
         // Deliberately broken (loom must catch it): the other homes are never visited.
-        let visits = if const { crate::broken::variant("own_home_only") } {
+        let visits = if crate::broken::variant!("own_home_only") {
             1
         } else {
             homes
@@ -227,7 +227,7 @@ impl Job {
 /// the last task (the claim is then empty).
 #[inline]
 fn take(cursor: &AtomicUsize, len: usize) -> usize {
-    if const { crate::broken::variant("racy_claim") } {
+    if crate::broken::variant!("racy_claim") {
         // Deliberately broken (loom must catch it): two participants can read the same
         // cursor and both run the same chunk.
         let seen = cursor.load(Ordering::Relaxed);

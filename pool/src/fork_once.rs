@@ -73,7 +73,7 @@ impl<T> ForkOnceCell<T> {
 
     /// The value, if it is built.
     pub fn get(&self) -> Option<&T> {
-        let ordering = if const { crate::broken::variant("once_relaxed") } {
+        let ordering = if crate::broken::variant!("once_relaxed") {
             Ordering::Relaxed // deliberately broken: the value's writes may not be seen
         } else {
             // Acquire: pairs with the Release store of `READY` in `build`, so the value's

@@ -197,7 +197,7 @@ impl Job {
     /// Whether the job's stop flag is set (no more chunks to claim).
     #[inline]
     pub(crate) fn stopped(&self) -> bool {
-        if const { crate::broken::variant("claim_after_stop") } {
+        if crate::broken::variant!("claim_after_stop") {
             return false; // deliberately broken: participants claim on after the stop
         }
         // SAFETY: `stop` is null or the caller's flag, live as the job (struct `# Safety`).

@@ -197,7 +197,7 @@ impl Frame<'_> {
             half.run_once();
         } else {
             STACK.with(Stack::taken);
-            if !const { crate::broken::variant("join_skip_wait") } {
+            if !crate::broken::variant!("join_skip_wait") {
                 wait_for_half(self.shared, slot);
             }
         }

@@ -640,7 +640,7 @@ fn take_slot(shared: &Shared, n_tasks: usize, helpers: usize, region: Region<'_>
     let nested = || in_task() && (!region.independent || signal.idle() == Idle::Nobody);
     if n_tasks < 2 || helpers == 0 || nested() {
         None
-    } else if region.independent || const { crate::broken::variant("inline_when_full") } {
+    } else if region.independent || crate::broken::variant!("inline_when_full") {
         signal.own_slot()
     } else {
         let reclaim = || {
@@ -660,7 +660,7 @@ fn take_slot(shared: &Shared, n_tasks: usize, helpers: usize, region: Region<'_>
 /// can find a task.
 #[inline]
 fn permits(n_tasks: usize, helpers: usize) -> usize {
-    if const { crate::broken::variant("signal_all") } {
+    if crate::broken::variant!("signal_all") {
         helpers // deliberately broken: wakes helpers that can find no task
     } else {
         (n_tasks - 1).min(helpers)
@@ -687,7 +687,7 @@ fn run_inline(job: &Job, most_per_claim: usize) {
 #[inline]
 fn wait_until_quiet(shared: &Shared, slot: usize, counters: &Counters) {
     let signal = &shared.signal;
-    if const { crate::broken::variant("complete_on_signal") } {
+    if crate::broken::variant!("complete_on_signal") {
         // Deliberately broken: returns once no permit is left, not when work is done.
         while signal.slot(slot).state().permits > 0 {
             sync::spin_hint();

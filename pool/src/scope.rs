@@ -214,7 +214,7 @@ impl<'scope> Scope<'scope> {
         }
         // The owner may wait for its helpers, and one of them for this task, with no
         // permit left for it: the owner runs it.
-        if !const { crate::broken::variant("scope_no_owner_wake") } {
+        if !crate::broken::variant!("scope_no_owner_wake") {
             signal.wake_owner(slot);
         }
     }
@@ -296,7 +296,7 @@ impl<'scope> Scope<'scope> {
             }
             signal.withdraw(slot);
             let owned = signal.slot(slot);
-            let settled = if const { crate::broken::variant("scope_skip_wait") } {
+            let settled = if crate::broken::variant!("scope_skip_wait") {
                 owned.state().permits == 0
             } else {
                 owned.is_clear()

@@ -294,7 +294,7 @@ impl Signal {
     /// widths a pool stores and the helpers taking permits always agree.
     pub(crate) fn resize(&self, apply: impl FnOnce() -> Option<(usize, usize)>) -> bool {
         // Under the lock, so that no helper is between its check and its wait.
-        let _guard = if const { crate::broken::variant("resize_unlocked") } {
+        let _guard = if crate::broken::variant!("resize_unlocked") {
             None // deliberately broken: a helper between its check and its wait misses this
         } else {
             Some(sync::lock(&self.lock))
@@ -348,7 +348,7 @@ impl Signal {
     /// Dispatch step 5, for `slot` only: takes back the permits no helper took.
     #[inline]
     pub(crate) fn withdraw(&self, slot: usize) -> u32 {
-        if const { crate::broken::variant("withdraw_all") } {
+        if crate::broken::variant!("withdraw_all") {
             // Deliberately broken: clears every slot's permits, other dispatches' too.
             return self.slots.iter().map(Slot::withdraw).sum();
         }
@@ -561,7 +561,7 @@ impl Signal {
         self.sleepers.fetch_add(1, Ordering::Relaxed);
         fence(Ordering::SeqCst); // pairs with the fence in `post`
         let mut guard = sync::lock(&self.lock);
-        let outcome = if const { crate::broken::variant("spin_without_recheck") } && started > 0 {
+        let outcome = if crate::broken::variant!("spin_without_recheck") && started > 0 {
             None // deliberately broken: after a spin, blocks without looking for a permit
         } else {
             self.poll(index, cursor)
@@ -718,7 +718,7 @@ impl Signal {
         fence(Ordering::SeqCst);
         let mut guard = sync::lock(&self.lock);
         owned.joiner_blocked.store(true, Ordering::Relaxed);
-        let mut checks = !const { crate::broken::variant("joiner_blocks_unchecked") };
+        let mut checks = !crate::broken::variant!("joiner_blocks_unchecked");
         let taken = loop {
             if checks {
                 if owned.is_quiet() {

@@ -238,7 +238,7 @@ impl Slot {
         let mut seen = state.load(Ordering::Relaxed);
         while seen & PERMITS_MASK != 0 {
             let limit = (seen & HELPER_LIMIT_MASK) >> HELPER_LIMIT_SHIFT & !(JOINABLE as u64);
-            if index as u64 > limit && !const { crate::broken::variant("attach_above_limit") } {
+            if index as u64 > limit && !crate::broken::variant!("attach_above_limit") {
                 return None; // resized away before this dispatch was posted
             }
             let taken = seen - 1 + ATTACHED_ONE;
@@ -291,7 +291,7 @@ impl Slot {
     /// the last ones of the participants', are the caller's to run).
     #[inline]
     pub(crate) fn withdraw(&self) -> u32 {
-        if const { crate::broken::variant("no_withdraw") } {
+        if crate::broken::variant!("no_withdraw") {
             return 0; // deliberately broken: leftover permits drift into the next dispatch
         }
         // Relaxed: withdrawing publishes nothing; it only stops further attachments. The

@@ -68,9 +68,7 @@ pub(crate) fn run(
         let attached = shared.signal.slot(slot);
         let job = match last_job {
             // Deliberately broken: a job kept from an earlier dispatch in this slot.
-            Some((kept, job)) if const { crate::broken::variant("stale_job") } && kept == slot => {
-                job
-            }
+            Some((kept, job)) if crate::broken::variant!("stale_job") && kept == slot => job,
             _ => attached.job(),
         };
         last_job = Some((slot, job));

@@ -122,7 +122,7 @@ fn announced<T: Clone>(cell: &UnsafeCell<Option<T>>) -> T {
 /// The ordering of an announcement: Release, pairing with the Acquire loads of
 /// `prefix_through` and `prefix_before`.
 fn announce() -> Ordering {
-    if const { crate::broken::variant("look_back_relaxed") } {
+    if crate::broken::variant!("look_back_relaxed") {
         Ordering::Relaxed // deliberately broken: a cell may be read before it is written
     } else {
         Ordering::Release

@@ -307,7 +307,7 @@ impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
         init: impl FnOnce() -> S,
         f: impl FnOnce(&mut S) -> R,
     ) -> R {
-        let rank = if const { crate::broken::variant("shared_state") } {
+        let rank = if crate::broken::variant!("shared_state") {
             0 // deliberately broken: every participant on the caller's state
         } else {
             who.rank
