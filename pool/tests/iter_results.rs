@@ -269,6 +269,50 @@ fn a_panic_in_map_drops_every_item_written_once_and_resumes() {
 }
 
 #[test]
+fn collect_after_filter_moves_each_item_once_in_order() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    // Past 4,096 of these 16-byte items the gathered items move into the output in
+    // parallel; below, on the caller, or handed over whole from one participant.
+    for n in [0, 1, 2, WIDTH, 1_000, 100_000, 1_000_000] {
+        filter_then_collect_moves_each_item_once_in_order(n);
+        pool.install(|| filter_then_collect_moves_each_item_once_in_order(n));
+    }
+}
+
+fn filter_then_collect_moves_each_item_once_in_order(n: usize) {
+    let (made, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let mut kept: Vec<(usize, Counted<'_>)> = vec![(usize::MAX, Counted(&dropped))];
+    kept.par_extend((0..n).into_par_iter().filter(|i| i % 3 != 1).map(|i| {
+        made.fetch_add(1, Ordering::Relaxed);
+        (i, Counted(&dropped))
+    }));
+    let collected: Vec<(usize, Counted<'_>)> = (0..n)
+        .into_par_iter()
+        .filter(|i| i % 3 != 1)
+        .map(|i| {
+            made.fetch_add(1, Ordering::Relaxed);
+            (i, Counted(&dropped))
+        })
+        .collect();
+    let want: Vec<usize> = (0..n).filter(|i| i % 3 != 1).collect();
+    let positions = |items: &[(usize, Counted<'_>)]| items.iter().map(|x| x.0).collect::<Vec<_>>();
+    assert_eq!(positions(&collected), want, "collect, {n} items");
+    assert_eq!(positions(&kept[1..]), want, "par_extend, {n} items");
+    assert_eq!(kept[0].0, usize::MAX, "par_extend keeps what was there");
+    assert_eq!(
+        dropped.load(Ordering::Relaxed),
+        0,
+        "nothing dropped while held, {n}"
+    );
+    drop((collected, kept));
+    assert_eq!(
+        dropped.into_inner(),
+        made.into_inner() + 1,
+        "each item dropped once, {n} items"
+    );
+}
+
+#[test]
 fn iterators_nested_inside_iterators_are_exact() {
     let pool = Pool::builder().workers(WIDTH).build().unwrap();
     let rows: Vec<Vec<u64>> = (0..64)
