@@ -2,7 +2,8 @@
 //! and gets fresh helpers for the next one; a child forked from a helper's task exits when
 //! that task returns; a child forked between dispatches runs in parallel again; a child
 //! forked while helpers start and exit starts threads; a child forked inside an operation
-//! drops nothing a helper of the parent was writing. Children run with a deadline: a hang
+//! drops nothing a helper of the parent was writing, and neither pulls from nor drops a
+//! `par_bridge` iterator a helper was inside. Children run with a deadline: a hang
 //! is a failure, not a stuck test.
 #![cfg(not(rayforce_loom))] // real threads and processes
 
@@ -489,4 +490,109 @@ fn a_child_narrowed_to_other_cpus_places_its_helper_inside_its_own_mask() {
         exit_child(ok);
     }
     wait_child(pid, &format!("a child narrowed to CPU {other}"));
+}
+
+/// An iterator whose first `next` on a thread other than `caller` holds the bridge's lock
+/// until the caller has forked or given up (or a second has passed); its drop is recorded
+/// in `SOURCE_DROPPED`.
+struct HeldSource<'a> {
+    left: usize,
+    caller: std::thread::ThreadId,
+    pulling: &'a AtomicBool,
+    decided: &'a AtomicBool,
+}
+
+static SOURCE_DROPPED: AtomicBool = AtomicBool::new(false);
+
+impl Iterator for HeldSource<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        if std::thread::current().id() != self.caller && !self.pulling.swap(true, Ordering::SeqCst)
+        {
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while !self.decided.load(Ordering::SeqCst) && Instant::now() < deadline {
+                std::hint::spin_loop();
+            }
+        }
+        self.left -= 1;
+        Some(self.left)
+    }
+}
+
+impl Drop for HeldSource<'_> {
+    fn drop(&mut self) {
+        SOURCE_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_child_forked_while_a_helper_pulls_from_par_bridge_neither_pulls_nor_drops_its_iterator() {
+    const ITEMS: usize = 1_000;
+    let pool = pool();
+    let caller = std::thread::current().id();
+    let mut forks = 0;
+    for _ in 0..20 * FORKS_INSIDE {
+        let (pulling, decided, child) = (
+            AtomicBool::new(false),
+            AtomicBool::new(false),
+            AtomicI32::new(-1),
+        );
+        let seen = AtomicUsize::new(0);
+        SOURCE_DROPPED.store(false, Ordering::SeqCst);
+        let source = HeldSource {
+            left: ITEMS,
+            caller,
+            pulling: &pulling,
+            decided: &decided,
+        };
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                source.par_bridge().for_each(|_| {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    let mine = std::thread::current().id() == caller;
+                    if !mine || decided.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    // Fork while a helper is inside the iterator's `next`, holding its lock.
+                    let deadline = Instant::now() + Duration::from_millis(200);
+                    while !pulling.load(Ordering::SeqCst) && Instant::now() < deadline {
+                        std::hint::spin_loop();
+                    }
+                    if pulling.load(Ordering::SeqCst) {
+                        // SAFETY: the child only runs this test's code, then _exits.
+                        let pid = unsafe { libc::fork() };
+                        if pid == 0 {
+                            child_deadline();
+                        }
+                        child.store(pid, Ordering::SeqCst);
+                    }
+                    decided.store(true, Ordering::SeqCst);
+                })
+            })
+        }));
+        match child.load(Ordering::SeqCst) {
+            // The child got here without hanging on the lock; the iterator a helper of the
+            // parent was inside must not have been dropped.
+            0 => exit_child(!SOURCE_DROPPED.load(Ordering::SeqCst)),
+            -1 => continue, // no helper pulled this time
+            pid => {
+                assert!(outcome.is_ok(), "the parent's for_each completes");
+                assert_eq!(seen.into_inner(), ITEMS, "the parent sees every item");
+                assert!(SOURCE_DROPPED.load(Ordering::SeqCst), "the parent drops it");
+                wait_child(
+                    pid,
+                    &format!("fork {forks} while a helper pulls from par_bridge"),
+                );
+                forks += 1;
+                if forks == FORKS_INSIDE {
+                    return;
+                }
+            }
+        }
+    }
+    panic!("only {forks} of {FORKS_INSIDE} runs had a helper pulling to fork beside");
 }
