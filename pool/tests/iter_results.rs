@@ -295,6 +295,18 @@ fn filter_then_collect_moves_each_item_once_in_order(n: usize) {
         })
         .collect();
     let want: Vec<usize> = (0..n).filter(|i| i % 3 != 1).collect();
+    let mut reserved: Vec<usize> = Vec::with_capacity(n);
+    let storage = reserved.as_ptr();
+    reserved.par_extend((0..n).into_par_iter().filter(|i| i % 3 != 1));
+    assert_eq!(
+        reserved, want,
+        "par_extend into reserved storage, {n} items"
+    );
+    assert_eq!(
+        reserved.as_ptr(),
+        storage,
+        "par_extend keeps the storage reserved, {n}"
+    );
     let positions = |items: &[(usize, Counted<'_>)]| items.iter().map(|x| x.0).collect::<Vec<_>>();
     assert_eq!(positions(&collected), want, "collect, {n} items");
     assert_eq!(positions(&kept[1..]), want, "par_extend, {n} items");

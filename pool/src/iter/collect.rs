@@ -65,7 +65,7 @@ fn in_place<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
 /// Any iterator's items appended to `out`: each participant gathers the items of the
 /// ranges it claims into one `Vec` of its own, then they are moved into `out` in the
 /// iterator's order, in parallel where there are enough of them (one copy), or handed over
-/// without a copy when one participant gathered them all in order into an empty `out`.
+/// without a copy when one participant gathered them all in order and `out` has no storage.
 fn by_ranges<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
     let mut gathered: Vec<Gathered<I::Item>> = Target::current(grain(iter), |runs| {
         pipeline::run_any_state(
@@ -90,7 +90,7 @@ fn by_ranges<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
         )
     });
     if let [only] = &mut gathered[..] {
-        if out.is_empty() && only.runs.is_sorted_by_key(|run| run.start) {
+        if out.capacity() == 0 && only.runs.is_sorted_by_key(|run| run.start) {
             *out = std::mem::take(&mut only.items);
             return;
         }
