@@ -596,3 +596,30 @@ fn a_child_forked_while_a_helper_pulls_from_par_bridge_neither_pulls_nor_drops_i
     }
     panic!("only {forks} of {FORKS_INSIDE} runs had a helper pulling to fork beside");
 }
+
+#[test]
+fn a_child_forked_inside_a_one_thread_par_bridge_pulls_every_item() {
+    const ITEMS: usize = 1_000;
+    let pool = Pool::builder().num_threads(1).build().unwrap();
+    let (seen, child) = (AtomicUsize::new(0), AtomicI32::new(-1));
+    pool.install(|| {
+        (0..ITEMS).par_bridge().for_each(|_| {
+            if seen.fetch_add(1, Ordering::SeqCst) == ITEMS / 2 {
+                // SAFETY: the child only runs this test's code, then _exits.
+                let pid = unsafe { libc::fork() };
+                if pid == 0 {
+                    child_deadline();
+                }
+                child.store(pid, Ordering::SeqCst);
+            }
+        })
+    });
+    match child.load(Ordering::SeqCst) {
+        // No other thread held the bridge at the fork: the child pulls on to the end.
+        0 => exit_child(seen.load(Ordering::SeqCst) == ITEMS),
+        pid => {
+            assert_eq!(seen.into_inner(), ITEMS, "the parent sees every item");
+            wait_child(pid, "a fork inside a one-thread par_bridge");
+        }
+    }
+}

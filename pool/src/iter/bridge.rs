@@ -1,16 +1,15 @@
 //! `par_bridge()`: a sequential iterator's items handed to the current pool's threads, as
 //! rayon's. Every participant pulls items one at a time from the shared iterator, under a
 //! lock, until it runs dry: the items' order is not kept (rayon does not keep it either).
-//! In a child forked while the bridge was being pulled, the iterator is neither pulled
-//! (its lock may be held by a thread the child lacks) nor dropped (that thread may have been
-//! inside its `next`): the operation ends there, and the pool's fork rule applies (README
-//! "Fork").
+//! In a child forked while a thread it lacks was inside the iterator's `next` (holding the
+//! bridge's lock), the iterator is neither pulled nor dropped: the operation ends there, and
+//! the pool's fork rule applies (README "Fork").
 
 use super::drive::sealed::Drive;
 use std::mem::ManuallyDrop;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 /// Positions of a bridge: each claimed range pulls until the iterator is dry, so more
 /// positions than participants only cost a claim each once it is.
@@ -37,7 +36,7 @@ where
     fn par_bridge(self) -> IterBridge<T> {
         IterBridge {
             iter: ManuallyDrop::new(Mutex::new(Some(self))),
-            pulled_in: AtomicU64::new(0),
+            adopted: AtomicU64::new(0),
         }
     }
 }
@@ -46,45 +45,46 @@ where
 #[derive(Debug)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct IterBridge<T> {
-    /// `None` once dry (or once a call of `next` panicked). Dropped with the bridge, unless
-    /// a fork happened while it was being pulled.
+    /// `None` once dry (or once a call of `next` panicked). Locked across each call of the
+    /// iterator's `next`; dropped with the bridge unless a thread a fork left behind holds
+    /// it.
     iter: ManuallyDrop<Mutex<Option<T>>>,
-    /// One more than the fork generation of the process that first pulled an item; 0 before
-    /// the first pull.
-    pulled_in: AtomicU64,
+    /// One more than the fork generation of the process that pulls from it (the first to
+    /// find its lock free); 0 before the first pull.
+    adopted: AtomicU64,
 }
 
 impl<T> IterBridge<T> {
-    /// Whether this process may pull from the iterator: the first to, or the one that
-    /// did. A child forked after its parent started pulling may not.
-    fn pulls_here(&self) -> bool {
+    /// The iterator's lock, or `None` where this process may not pull: a child forked
+    /// while a thread it lacks held the lock (inside the iterator's `next`, which it never
+    /// leaves there).
+    fn lock_here(&self) -> Option<MutexGuard<'_, Option<T>>> {
         let here = crate::fork::generation() + 1;
-        // Relaxed: each process stores its own generation, at most once; what the value
-        // says holds for every thread of the process that reads it, and orders nothing.
-        match self.pulled_in.load(Ordering::Relaxed) {
-            0 => match (self.pulled_in).compare_exchange(
-                0,
-                here,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => true,
-                Err(first) => first == here,
-            },
-            first => first == here,
+        // Relaxed: a process stores its own generation, and the lock orders what the
+        // iterator's state needs.
+        if self.adopted.load(Ordering::Relaxed) == here {
+            // A poisoned lock: a panicking `next` left the iterator in an unknown state,
+            // dry from then on (the panic resumes on the consumer's caller).
+            return self.iter.lock().ok();
         }
+        // This process's first pull. The lock is held only by another of its threads
+        // pulling now, whose own range pulls on until the iterator is dry, or by a thread
+        // a fork left behind, which never lets go: either way this range ends here.
+        let guard = self.iter.try_lock().ok()?;
+        self.adopted.store(here, Ordering::Relaxed);
+        Some(guard)
     }
 }
 
 impl<T> Drop for IterBridge<T> {
     fn drop(&mut self) {
-        let pulled_in = *self.pulled_in.get_mut();
-        if pulled_in == 0 || pulled_in == crate::fork::generation() + 1 {
-            // SAFETY: dropped here only, once, and not used after.
-            unsafe { ManuallyDrop::drop(&mut self.iter) }
+        // Held while the bridge is dropped (no live thread can hold it then): by a thread a
+        // fork left behind, inside the iterator's `next`; leaked.
+        if matches!(self.iter.try_lock(), Err(TryLockError::WouldBlock)) {
+            return;
         }
-        // Else leaked: forked while a thread this process lacks may have been inside the
-        // iterator's `next`.
+        // SAFETY: dropped here only, once, and not used after.
+        unsafe { ManuallyDrop::drop(&mut self.iter) }
     }
 }
 
@@ -121,12 +121,7 @@ impl<T: Iterator> Iterator for Pull<'_, T> {
     type Item = T::Item;
 
     fn next(&mut self) -> Option<T::Item> {
-        if !self.from.pulls_here() {
-            return None;
-        }
-        // A lock poisoned by a panicking `next` holds an iterator in an unknown state:
-        // dry from then on (the panic resumes on the consumer's caller).
-        let mut iter = self.from.iter.lock().ok()?;
+        let mut iter = self.from.lock_here()?;
         let item = iter.as_mut()?.next();
         if item.is_none() {
             *iter = None;
