@@ -29,6 +29,16 @@ fn child_deadline() {
     unsafe { libc::alarm(10) };
 }
 
+/// Forks: in the child, 0 with its deadline set; in the parent, the child's pid.
+fn fork_with_deadline() -> libc::pid_t {
+    // SAFETY: every child only runs this test's code, then _exits.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        child_deadline();
+    }
+    pid
+}
+
 /// In the parent: checks that the child exited with 0; a failure naming `what` if it did
 /// not, or hangs 10 s.
 fn wait_child(pid: libc::pid_t, what: &str) {
@@ -101,12 +111,8 @@ fn a_child_forked_inside_a_callers_task_finishes_the_dispatch_and_starts_fresh_h
                     std::hint::spin_loop();
                 }
             } else if child.load(Ordering::SeqCst) == -1 {
-                // SAFETY: the child only runs this test's code, then _exits.
-                let pid = unsafe { libc::fork() };
+                let pid = fork_with_deadline();
                 child.store(pid, Ordering::SeqCst);
-                if pid == 0 {
-                    child_deadline();
-                }
             }
         });
         let pid = child.load(Ordering::SeqCst);
@@ -169,10 +175,8 @@ fn a_child_forked_between_dispatches_runs_them_in_parallel() {
     let pool = pool();
     pool.dispatch_wide(3, |_| ());
     for round in 0..FORKS / 10 {
-        // SAFETY: the child only runs this test's code, then _exits.
-        let pid = unsafe { libc::fork() };
+        let pid = fork_with_deadline();
         if pid == 0 {
-            child_deadline();
             let ok = pool.width() == 2
                 && pool.wide_width() == 3
                 && needs_two_participants(&pool)
@@ -211,10 +215,8 @@ fn a_child_forked_while_helpers_start_and_exit_starts_threads() {
         }
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
             for round in 0..FORKS / 2 {
-                // SAFETY: the child only runs this test's code, then _exits.
-                let pid = unsafe { libc::fork() };
+                let pid = fork_with_deadline();
                 if pid == 0 {
-                    child_deadline();
                     let started = std::thread::spawn(|| 7).join().ok() == Some(7);
                     exit_child(started && needs_two_participants(&pool()));
                 }
@@ -291,11 +293,7 @@ fn fork_inside<R>(
         let fork_once = || {
             let mine = std::thread::current().id() == caller;
             if mine && child.load(Ordering::SeqCst) == -1 && rewrites.load(Ordering::SeqCst) > 0 {
-                // SAFETY: the child only runs this test's code, then _exits.
-                let pid = unsafe { libc::fork() };
-                if pid == 0 {
-                    child_deadline();
-                }
+                let pid = fork_with_deadline();
                 child.store(pid, Ordering::SeqCst);
             }
             child.load(Ordering::SeqCst) == 0
@@ -462,10 +460,8 @@ fn a_child_narrowed_to_other_cpus_places_its_helper_inside_its_own_mask() {
     pool.dispatch(2, |_| ());
     let parents = pool.placement()[0].cpu;
     let other = *cpus.iter().find(|&&cpu| Some(cpu) != parents).unwrap();
-    // SAFETY: the child only runs this test's code, then _exits.
-    let pid = unsafe { libc::fork() };
+    let pid = fork_with_deadline();
     if pid == 0 {
-        child_deadline();
         // As a pre-fork server pins a worker process.
         pin_to(other);
         let helper_cpus = Mutex::new(Vec::new());
@@ -563,11 +559,7 @@ fn a_child_forked_while_a_helper_pulls_from_par_bridge_neither_pulls_nor_drops_i
                         std::hint::spin_loop();
                     }
                     if pulling.load(Ordering::SeqCst) {
-                        // SAFETY: the child only runs this test's code, then _exits.
-                        let pid = unsafe { libc::fork() };
-                        if pid == 0 {
-                            child_deadline();
-                        }
+                        let pid = fork_with_deadline();
                         child.store(pid, Ordering::SeqCst);
                     }
                     decided.store(true, Ordering::SeqCst);
@@ -605,11 +597,7 @@ fn a_child_forked_inside_a_one_thread_par_bridge_pulls_every_item() {
     pool.install(|| {
         (0..ITEMS).par_bridge().for_each(|_| {
             if seen.fetch_add(1, Ordering::SeqCst) == ITEMS / 2 {
-                // SAFETY: the child only runs this test's code, then _exits.
-                let pid = unsafe { libc::fork() };
-                if pid == 0 {
-                    child_deadline();
-                }
+                let pid = fork_with_deadline();
                 child.store(pid, Ordering::SeqCst);
             }
         })
