@@ -191,8 +191,10 @@ fn move_in_order<T: Send>(out: &mut Vec<T>, gathered: &mut [Gathered<T>]) {
         move_part(0..total);
     }
     // SAFETY: every one of the `total` positions past `had` was written above (the runs'
-    // lengths sum to `total`), and each item in the participants' `Vec`s moved exactly
-    // once, so they forget theirs (copying cannot panic, so none is dropped twice).
+    // lengths sum to `total`): by this thread, or in the second region by participants
+    // that all detached before it returned (its wait for quiet orders their writes before
+    // this). Each item in the participants' `Vec`s moved exactly once, so they forget
+    // theirs (copying cannot panic, so none is dropped twice).
     unsafe {
         out.set_len(had + total);
         for g in gathered {
