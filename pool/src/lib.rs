@@ -51,6 +51,8 @@ mod stats;
 mod stream;
 mod sync;
 mod tasks;
+#[cfg(all(target_os = "linux", target_arch = "x86_64", not(rayforce_loom)))]
+mod tsc;
 mod unwind;
 mod waking_late;
 mod worker;
