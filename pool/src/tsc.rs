@@ -37,8 +37,11 @@ static NS_PER_CYCLE_Q32: AtomicU64 = AtomicU64::new(0);
 #[inline]
 pub(crate) fn now_ns(monotonic_ns: fn() -> u64) -> u64 {
     // Acquire: pairs with the Release store of SCALED, after the line's values.
-    if STATE.load(Ordering::Acquire) != SCALED {
-        return calibrating(monotonic_ns);
+    match STATE.load(Ordering::Acquire) {
+        SCALED => {}
+        // Where the counter is not the kernel's clock, no reading of it at all.
+        UNUSABLE => return monotonic_ns(),
+        _ => return calibrating(monotonic_ns),
     }
     // Relaxed: ordered by the Acquire load above.
     let at_cycles = AT_CYCLES.load(Ordering::Relaxed);
