@@ -8,7 +8,9 @@ use crate::claim::ClaimHooks;
 use crate::fork;
 use crate::job::Job;
 use crate::shared::Shared;
+use crate::site_rate::Site;
 use crate::stats::Counters;
+use crate::sync;
 use crate::tasks::Participant;
 use crate::waking_late;
 
@@ -25,8 +27,12 @@ pub(crate) struct Caller<'a> {
     asleep: bool,
     /// The clock before the caller's first task (0 if the job does not read it).
     first_began: u64,
-    /// The caller's work so far, by its last clock reading.
+    /// The caller's work so far, by its last clock reading, and the tasks it ran in it.
     worked_ns: u64,
+    worked_tasks: usize,
+    /// An operation's call site, which learns the caller's rate (README "Regions too small
+    /// to share").
+    site: Option<Site>,
     /// Permits no helper took, once withdrawn.
     untaken: Option<u32>,
 }
@@ -35,7 +41,8 @@ impl<'a> Caller<'a> {
     /// Step 3: posts `permits` in `slot`, whose job is published, for helpers up to
     /// `helper_limit`. Sleeping helpers are woken now unless `independent` tasks of a
     /// region sized by the clock let them be woken late, or a stream of short regions
-    /// wakes them for the ones that follow (README "Streams of short regions").
+    /// wakes them for the ones that follow (README "Streams of short regions"). An
+    /// operation's `site` learns the caller's rate.
     // Always inlined, as `work`: out of line, the two calls and the moves of this struct
     // cost an empty dispatch about a quarter more instructions (`benches/instructions.py`).
     #[inline(always)]
@@ -44,14 +51,19 @@ impl<'a> Caller<'a> {
         slot: usize,
         job: &'a Job,
         (permits, helper_limit): (usize, usize),
-        independent: bool,
+        (independent, site): (bool, Option<Site>),
         counters: &Counters,
     ) -> Caller<'a> {
         let signal = &shared.signal;
         let wakes_late = independent && job.sized_by_clock();
         // Read before the post: it times the caller's first task and dates the region for
-        // the stream rule.
-        let first_began = job.first_task_began();
+        // the stream rule. An operation's site learns the caller's rate: it reads the clock
+        // even where chunks are not sized by it.
+        let first_began = if site.is_some() {
+            sync::now_ns()
+        } else {
+            job.first_task_began()
+        };
         let mut asleep = signal.post(slot, permits as u32, helper_limit, !wakes_late);
         if asleep
             && signal
@@ -72,6 +84,8 @@ impl<'a> Caller<'a> {
             asleep,
             first_began,
             worked_ns: 0,
+            worked_tasks: 0,
+            site,
             untaken: None,
         }
     }
@@ -86,7 +100,7 @@ impl<'a> Caller<'a> {
         let (job, caller) = (self.job, Participant::CALLER);
         let owned = self.shared.signal.slot(self.slot);
         job.run(caller, 0..1, &owned.panics);
-        job.work(
+        let ran = job.work(
             self.first_began,
             caller,
             owned.cursors(),
@@ -100,6 +114,17 @@ impl<'a> Caller<'a> {
             owned
                 .stream
                 .ran(self.first_began, self.worked_ns, untaken < self.permits);
+        }
+        if let Some(site) = self.site {
+            // By the last tick, else by a reading now (a caller whose second claim was its
+            // last, or that claimed a task at a time). A search that stopped may count
+            // tasks it did not run: its rate reads low, and the next region's first
+            // sixteenth, timed, corrects it (`solo.rs`).
+            let (worked_ns, tasks) = match self.worked_tasks {
+                0 => (sync::now_ns().saturating_sub(self.first_began), ran + 1),
+                tasks => (self.worked_ns, tasks),
+            };
+            site.learn(worked_ns, tasks);
         }
         let participants = job.participants;
         let untaken = if crate::broken::variant!("untaken_lost") {
@@ -121,6 +146,8 @@ impl ClaimHooks for Caller<'_> {
 
     fn tick(&mut self, now_ns: u64, worked_ns: u64, ran: usize) {
         self.worked_ns = worked_ns;
+        // Its first task, then `ran` claimed.
+        self.worked_tasks = ran + 1;
         let signal = &self.shared.signal;
         // The time the tasks not yet claimed would take at the caller's rate so far.
         let left_ns = || {

@@ -8,7 +8,7 @@ use crate::shared::{Shared, ThreadStart};
 use crate::signal::Signal;
 use crate::spin::SpinLimits;
 use crate::stats::StartFailure;
-use crate::sync::{self, thread, Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
+use crate::sync::{self, thread, unmodeled, Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::worker;
 
 /// Why helpers could not be started.
@@ -29,6 +29,8 @@ pub(crate) struct Crew {
     /// Why helpers last failed to start: they stay missing (no retry on every dispatch)
     /// until the widths change. Shown by `stats()` and `inspect`.
     failure: Mutex<Option<StartFailure>>,
+    /// Whether `failure` holds one: every region reads it (`Pool::width`), without the lock.
+    failure_kept: unmodeled::AtomicBool,
     failed: AtomicBool,
 }
 
@@ -51,6 +53,7 @@ impl Crew {
             serving: AtomicUsize::new(0),
             threads: Mutex::new(Vec::new()),
             failure: Mutex::new(None),
+            failure_kept: unmodeled::AtomicBool::new(false),
             failed: AtomicBool::new(false),
         };
         crew.grow(helpers, on_start)?;
@@ -113,7 +116,7 @@ impl Crew {
     fn start_missing(&self, target: usize, on_start: Option<&ThreadStart>) {
         match self.grow(target, on_start) {
             // A helper whose start hook panicked stays, not serving: the failure stays too.
-            Ok(()) if self.serving() >= target => *sync::lock(&self.failure) = None,
+            Ok(()) if self.serving() >= target => self.keep_failure(None),
             Ok(()) => {}
             Err(err) => {
                 let failure = match err {
@@ -122,7 +125,7 @@ impl Crew {
                         .map_or(StartFailure::Unknown, StartFailure::Os),
                     StartError::Hook { .. } => StartFailure::HookPanicked,
                 };
-                *sync::lock(&self.failure) = Some(failure);
+                self.keep_failure(Some(failure));
                 self.failed.store(true, Ordering::Relaxed);
             }
         }
@@ -135,7 +138,21 @@ impl Crew {
 
     /// Why helpers last failed to start, if they did.
     pub(crate) fn failure(&self) -> Option<StartFailure> {
+        // Relaxed: the lock orders the failure itself; a failure kept a moment ago and
+        // not yet seen reads as none, as it would have a moment earlier.
+        if !self.failure_kept.load(Ordering::Relaxed) {
+            return None;
+        }
         *sync::lock(&self.failure)
+    }
+
+    /// Keeps `failure` as why helpers last failed to start (`None`: they all serve).
+    fn keep_failure(&self, failure: Option<StartFailure>) {
+        let mut kept = sync::lock(&self.failure);
+        *kept = failure;
+        // Relaxed: under the lock, read by `failure` before it takes it.
+        self.failure_kept
+            .store(failure.is_some(), Ordering::Relaxed);
     }
 
     /// Helpers that serve now.

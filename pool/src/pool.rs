@@ -17,6 +17,7 @@ use crate::place::Placement;
 use crate::region::{Claims, Forked, Region};
 use crate::scope::{reclaim_slots, scope_in};
 use crate::shared::{Shared, ThreadStart};
+use crate::site_rate::Site;
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
@@ -236,6 +237,12 @@ impl Pool {
         crew.serving() > serving
     }
 
+    /// The shared state of this process's crew.
+    #[inline]
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.crew().shared
+    }
+
     /// The crew of this process: after a fork, the child starts a fresh one here.
     #[inline]
     fn crew(&self) -> &Crew {
@@ -418,7 +425,7 @@ impl Pool {
         n_tasks: usize,
         wide: bool,
         (participants, most_per_claim): (usize, usize),
-        claims: Claims<'_>,
+        (claims, site): (Claims<'_>, Option<Site>),
         f: &(dyn Fn(Participant, Range<usize>) + Sync),
     ) -> Result<(), Forked> {
         let region = Region {
@@ -428,6 +435,7 @@ impl Pool {
             claims,
             independent: true,
             most_per_claim,
+            site,
         };
         self.run(n_tasks, &Chunks(f), region)
     }
@@ -584,7 +592,7 @@ fn run_on<T: Tasks>(
         slot,
         &job,
         (permits, helper_limit),
-        region.independent,
+        (region.independent, region.site),
         counters,
     );
     current::with(shared, || as_task(|| caller.work())); // steps 3-5
@@ -610,7 +618,7 @@ pub(crate) fn run_chunks_on(
     shared: &Shared,
     n_tasks: usize,
     (participants, most_per_claim): (usize, usize),
-    claims: Claims<'_>,
+    (claims, site): (Claims<'_>, Option<Site>),
     f: &(dyn Fn(Participant, Range<usize>) + Sync),
 ) -> Result<(), Forked> {
     if n_tasks == 0 {
@@ -623,6 +631,7 @@ pub(crate) fn run_chunks_on(
         claims,
         independent: true,
         most_per_claim,
+        site,
     };
     let most = shared.width() - 1;
     let helpers = most.min(participants.max(1) - 1);

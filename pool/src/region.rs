@@ -2,6 +2,7 @@
 //! its tasks are claimed, whether they may wait for each other), and `Forked`, a region cut
 //! short by a fork from inside one of its tasks.
 
+use crate::site_rate::Site;
 use crate::sync::AtomicBool;
 use crate::unwind::Panic;
 
@@ -60,6 +61,9 @@ pub(crate) struct Region<'a> {
     pub(crate) independent: bool,
     /// The most tasks one claim takes (an iterator's `with_max_len`), at least 1.
     pub(crate) most_per_claim: usize,
+    /// An operation's call site, whose remembered rate may run the region on its caller
+    /// alone (README "Regions too small to share"), and which learns the rate it ran at.
+    pub(crate) site: Option<Site>,
 }
 
 impl Region<'_> {
@@ -71,6 +75,7 @@ impl Region<'_> {
         claims: Claims::InOrder(None),
         independent: false,
         most_per_claim: usize::MAX,
+        site: None,
     };
     /// As `dispatch_wide`: up to the pool's wide width, every task.
     pub(crate) const WIDE: Region<'static> = Region {

@@ -19,7 +19,9 @@ pub struct Stats {
     /// Calls to `dispatch` or `dispatch_wide` with at least one task.
     pub dispatches: u64,
     /// Of those, how many ran on the caller alone: one task, a one-wide pool, a dispatch
-    /// from inside a task, or one that found every slot taken by other callers.
+    /// from inside a task, one that found every slot taken by other callers, or an
+    /// operation's region too small to share (pool/src/README.md, "Regions too small to
+    /// share").
     pub inline_dispatches: u64,
     /// Helpers that took a dispatch's permit (at most `min(n_tasks - 1, helpers)` each).
     pub wakeups: u64,
@@ -82,6 +84,9 @@ impl std::fmt::Display for StartFailure {
 pub(crate) struct Counters {
     pub(crate) dispatches: AtomicU64,
     pub(crate) inline_dispatches: AtomicU64,
+    /// Operations' regions too small to share, which ran on their caller alone (README
+    /// "Regions too small to share"): dispatches and inline dispatches both, counted once.
+    pub(crate) regions_alone: AtomicU64,
     pub(crate) wakeups: AtomicU64,
     pub(crate) empty_wakes: AtomicU64,
     pub(crate) kernel_wakeups: AtomicU64,
@@ -96,6 +101,7 @@ impl Counters {
         Counters {
             dispatches: AtomicU64::new(0),
             inline_dispatches: AtomicU64::new(0),
+            regions_alone: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
             empty_wakes: AtomicU64::new(0),
             kernel_wakeups: AtomicU64::new(0),
@@ -123,8 +129,9 @@ impl Counters {
     /// Adds these counts to `stats`.
     fn add_to(&self, stats: &mut Stats) {
         let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
-        stats.dispatches += get(&self.dispatches);
-        stats.inline_dispatches += get(&self.inline_dispatches);
+        let alone = get(&self.regions_alone);
+        stats.dispatches += get(&self.dispatches) + alone;
+        stats.inline_dispatches += get(&self.inline_dispatches) + alone;
         stats.wakeups += get(&self.wakeups);
         stats.wasted_wakeups += get(&self.empty_wakes);
         stats.caught_spinning += get(&self.caught_spinning);

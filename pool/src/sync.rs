@@ -195,7 +195,7 @@ pub(crate) use const_thread_local;
 /// child (there is no fork under loom). Each loom atomic multiplies the schedules a model
 /// explores; these would add schedules without adding anything to check.
 pub(crate) mod unmodeled {
-    pub(crate) use std::sync::atomic::{AtomicPtr, AtomicU64};
+    pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64};
 }
 
 /// Locks `mutex`, ignoring poisoning: the pool's locks guard no data that a panic could

@@ -200,6 +200,27 @@ fn an_operation_inside_a_task_runs_inline_while_no_thread_is_idle() {
 }
 
 #[test]
+fn an_operation_its_call_site_knows_to_be_small_runs_on_the_caller_alone() {
+    // Two items: small at any build's speed, the sanitizer's included.
+    let pool = pool();
+    let sum = || pool.sum(2, value);
+    let expected = value(0) + value(1);
+    assert_eq!(
+        sum(),
+        expected,
+        "its site unknown: shared, and its rate learnt"
+    );
+    let before = pool.stats();
+    for _ in 0..100 {
+        assert_eq!(sum(), expected);
+    }
+    let after = pool.stats();
+    let alone = after.inline_dispatches - before.inline_dispatches;
+    assert_eq!(after.dispatches - before.dispatches, 100);
+    assert!(alone >= 50, "{alone} of 100 ran on the caller alone");
+}
+
+#[test]
 fn init_runs_at_most_once_per_participant_of_a_region() {
     let pool = pool();
     for n in [1, 2, 5, 1000, 100_000] {

@@ -80,7 +80,7 @@ where
     R: Regions + ?Sized,
     U: Send,
 {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(n);
     append_ranges(runs, &mut out, n, write);
     out
 }

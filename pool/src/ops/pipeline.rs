@@ -7,11 +7,17 @@
 
 use super::region::{Drain, PerParticipant, Regions};
 use crate::region::{Claims, Forked};
+use crate::solo;
+use crate::tasks::Participant;
 use std::ops::Range;
 
 /// Participants whose states of a few words (the operations' own) are kept in place,
 /// without allocating: as wide as most machines' pools.
 const SMALL: usize = 8;
+
+/// A caller's state of at most this many bytes is kept in place, as the operations' own:
+/// `SMALL` of them take at most half a kilobyte of the caller's stack.
+const SMALL_STATE: usize = 64;
 
 /// What a child forked from inside one of the region's tasks does, where a helper of the
 /// parent may have been halfway through writing any state (README "Fork"). Either way the
@@ -50,8 +56,9 @@ where
     run_in::<R, S, F, T, SMALL>(runs, n, claims, init, fold, on_fork, combine)
 }
 
-/// As [`run`], for a caller's states, which may be of any size: all on the heap (`SMALL`
-/// of a large one in place would take that much of the caller's stack).
+/// As [`run`], for a caller's states, which may be of any size: in place up to
+/// [`SMALL_STATE`] bytes each, else all on the heap (`SMALL` of a large one in place would
+/// take that much of the caller's stack).
 #[inline]
 pub(crate) fn run_any_state<R, S, F, T>(
     runs: &R,
@@ -66,7 +73,11 @@ where
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
-    run_in::<R, S, F, T, 0>(runs, n, claims, init, fold, OnFork::Panic, combine)
+    if size_of::<S>() <= SMALL_STATE {
+        run_in::<R, S, F, T, SMALL>(runs, n, claims, init, fold, OnFork::Panic, combine)
+    } else {
+        run_in::<R, S, F, T, 0>(runs, n, claims, init, fold, OnFork::Panic, combine)
+    }
 }
 
 /// The pipeline, with the states of the first `INLINE` participants in place.
@@ -87,7 +98,14 @@ where
 {
     let target = runs.target();
     let mut states = PerParticipant::<S, INLINE>::new(target.width_now());
-    let outcome = target.run_chunks(n, states.participants(), claims, &|who, range| {
+    let site = target.site(fold_code::<S, F> as fn(&F, &mut S, Range<usize>) as usize);
+    let alone = target.alone(site, claims.stop());
+    let on_caller = |range| states.with(Participant::CALLER, init, |state| fold(state, range));
+    let Some(from) = solo::run(target.shared(), n, alone, on_caller) else {
+        return combine(states.drain());
+    };
+    let participants = states.participants();
+    let outcome = target.run_chunks(from..n, participants, (claims, site), &|who, range| {
         states.with(who, init, |state| fold(state, range));
     });
     if let Err(forked) = outcome {
@@ -95,6 +113,13 @@ where
         leave_forked_child(forked, on_fork);
     }
     combine(states.drain())
+}
+
+/// Code made for one `fold` alone: its address tells an operation's call site from
+/// another's, for the rate remembered per site (README "Regions too small to share").
+/// Folds whose code is identical may share an address, and so their rate.
+fn fold_code<S, F: Fn(&mut S, Range<usize>)>(fold: &F, state: &mut S, range: Range<usize>) {
+    fold(state, range);
 }
 
 /// A region cut short by a fork from inside one of its tasks, in the child: `on_fork`.

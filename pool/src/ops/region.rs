@@ -4,6 +4,9 @@
 
 use crate::region::{Claims, Forked};
 use crate::shared::Shared;
+use crate::site_rate::Site;
+use crate::solo::Alone;
+use crate::sync::AtomicBool;
 use crate::sync::UnsafeCell;
 use crate::tasks::Participant;
 use crate::Pool;
@@ -79,7 +82,7 @@ impl Grain {
     };
 }
 
-impl Target<'_> {
+impl<'a> Target<'a> {
     /// Runs `f` on the current pool (README "Joining"): the one whose `install`, task or
     /// helper this thread is in, else the default pool; claims by `grain`.
     pub(crate) fn current<T>(grain: Grain, f: impl FnOnce(&Target<'_>) -> T) -> T {
@@ -100,22 +103,51 @@ impl Target<'_> {
         }
     }
 
-    /// The operations' hook: `Pool::run_chunks`, by the target's grain.
+    /// The call site whose closures' code is at `code`, at this target's grain (README
+    /// "Regions too small to share").
+    pub(crate) fn site(self, code: usize) -> Site {
+        Site::new(code, self.grain.min.max(1))
+    }
+
+    /// How a region of `site` would run on its caller alone, ended early by `stop`.
+    pub(crate) fn alone(self, site: Site, stop: Option<&AtomicBool>) -> Alone<'_> {
+        let Grain { min, max } = self.grain;
+        let unit = min.max(1);
+        Alone {
+            site,
+            unit,
+            most: (max / unit).max(1).saturating_mul(unit),
+            stop,
+        }
+    }
+
+    /// The shared state of the pool's crew: whose the region's tasks are.
+    pub(crate) fn shared(self) -> &'a Shared {
+        match self.on {
+            On::Pool(pool, _) => pool.shared(),
+            On::Crew(shared) => shared,
+        }
+    }
+
+    /// The operations' hook: `Pool::run_chunks` over `positions`, by the target's grain,
+    /// for `site`, whose caller's rate it learns.
     pub(crate) fn run_chunks(
         self,
-        n: usize,
+        positions: Range<usize>,
         participants: usize,
-        claims: Claims<'_>,
+        (claims, site): (Claims<'_>, Site),
         f: &(dyn Fn(Participant, Range<usize>) + Sync),
     ) -> Result<(), Forked> {
-        if self.grain == Grain::ANY {
+        let claims = (claims, Some(site));
+        let (from, n) = (positions.start, positions.len());
+        if self.grain == Grain::ANY && from == 0 {
             return self.run_units(n, (participants, usize::MAX), claims, f);
         }
         let Grain { min, max } = self.grain;
         let min = min.max(1);
-        let positions = |units: Range<usize>| {
+        let of_units = |units: Range<usize>| {
             let end = units.end.saturating_mul(min).min(n);
-            units.start.saturating_mul(min).min(end)..end
+            from + units.start.saturating_mul(min).min(end)..from + end
         };
         let most = (max / min).max(1);
         self.run_units(
@@ -123,7 +155,7 @@ impl Target<'_> {
             (participants, most),
             claims,
             &|who, units| {
-                f(who, positions(units));
+                f(who, of_units(units));
             },
         )
     }
@@ -133,7 +165,7 @@ impl Target<'_> {
         self,
         n: usize,
         limits: (usize, usize),
-        claims: Claims<'_>,
+        claims: (Claims<'_>, Option<Site>),
         f: &(dyn Fn(Participant, Range<usize>) + Sync),
     ) -> Result<(), Forked> {
         match self.on {

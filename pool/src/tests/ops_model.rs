@@ -22,7 +22,7 @@ fn claims_from_homes_run_every_task_once() {
             7,
             false,
             (usize::MAX, usize::MAX),
-            Claims::FromHomes,
+            (Claims::FromHomes, None),
             &|_: Participant, range| {
                 for task in range {
                     runs[task].fetch_add(1, Ordering::Relaxed);
@@ -70,7 +70,7 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
             4,
             false,
             (usize::MAX, usize::MAX),
-            Claims::InOrder(Some(&stop)),
+            (Claims::InOrder(Some(&stop)), None),
             &|_: Participant, range| {
                 for task in range {
                     match task {

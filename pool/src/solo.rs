@@ -1,0 +1,265 @@
+//! Regions too small to share (README "Regions too small to share"): an operation's region
+//! whose call site's remembered rate puts its whole work under [`SOLO_NS`] runs on its
+//! caller alone, nothing posted. Its first sixteenth is timed on the way, and teaches the
+//! site its rate: if the whole would take twice that at this rate, the rest is shared
+//! after all.
+
+use crate::current;
+use crate::in_task::as_task;
+use crate::shared::Shared;
+use crate::site_rate::Site;
+use crate::stats::Counters;
+use crate::sync::{self, AtomicBool, Ordering};
+use crate::unwind::{self, Panic};
+use std::ops::Range;
+use std::panic::{self, AssertUnwindSafe};
+
+/// The work under which a region shared by two participants ends no sooner than on its
+/// caller alone: a shared region costs 0.6-0.8 us more than its share of the work on this
+/// project's 2-core machine (posting, the helper's claims, the wait for it, its results'
+/// cache lines moving back), so below about twice that, sharing loses (BENCHMARKS
+/// "Regions too small to share").
+pub(crate) const SOLO_NS: u64 = 1_500;
+
+/// How a region would run alone: its call site, the positions a task covers (`unit`: the
+/// first sixteenth ends on a task's end), the most positions one range may have (as a
+/// claim's bound), and the flag that ends it early, if any.
+#[derive(Clone, Copy)]
+pub(crate) struct Alone<'a> {
+    pub(crate) site: Site,
+    pub(crate) unit: usize,
+    pub(crate) most: usize,
+    pub(crate) stop: Option<&'a AtomicBool>,
+}
+
+/// Runs positions `0..n` by `run`, in ranges of at most `alone.most`, on the caller alone,
+/// as a task of `shared`'s pool, if `alone.site`'s rate says they take less than
+/// [`SOLO_NS`]; the site learns the rate their first sixteenth ran at, and if the whole
+/// would take twice that at this rate, only that sixteenth ran. `None` once every position ran
+/// (or the stop flag was set), resuming the first panic (a range that panics stops no
+/// other range); else the first position that did not run, to be shared (0 if none ran:
+/// the site is unknown, or its rate says to share).
+#[inline]
+pub(crate) fn run(
+    shared: &Shared,
+    n: usize,
+    alone: Alone<'_>,
+    run: impl Fn(Range<usize>),
+) -> Option<usize> {
+    // Tasks of `unit` positions; no division for the operations' own grain of one.
+    let tasks = |positions: usize| match alone.unit {
+        1 => positions,
+        unit => positions.div_ceil(unit),
+    };
+    match alone.site.recalled() {
+        Some(rate) if n > 0 && rate.ns_for(tasks(n)) < SOLO_NS => {}
+        _ => return Some(0),
+    }
+    let first = match alone.unit {
+        1 => (n / 16).max(1),
+        unit => (n / 16 / unit).max(1).saturating_mul(unit).min(n),
+    };
+    let stopped = || alone.stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
+    let mut panic = None;
+    let run_all = |positions: Range<usize>, panic: &mut Option<Panic>| {
+        let mut start = positions.start;
+        while start < positions.end && (start == positions.start || !stopped()) {
+            let end = start + alone.most.max(1).min(positions.end - start);
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| run(start..end))) {
+                keep_first(panic, payload);
+            }
+            start = end;
+        }
+    };
+    let shared_from = current::with(shared, || {
+        as_task(|| {
+            let began = sync::now_ns();
+            run_all(0..first, &mut panic);
+            // A search that found what it looked for ran fewer positions than it counts:
+            // its time teaches nothing.
+            if stopped() {
+                return None;
+            }
+            let first_ns = sync::now_ns().saturating_sub(began);
+            alone.site.learn(first_ns, tasks(first));
+            if first == n {
+                return None;
+            }
+            // The whole at this rate, `first_ns * n / first`, against twice `SOLO_NS`: a
+            // region near the bound neither pays for posting halfway nor flips between
+            // the two ways from one call to the next.
+            if u128::from(first_ns) * n as u128 >= u128::from(2 * SOLO_NS) * first as u128
+                && panic.is_none()
+            {
+                return Some(first);
+            }
+            if !stopped() {
+                run_all(first..n, &mut panic);
+            }
+            None
+        })
+    });
+    if shared_from.is_none() {
+        Counters::bump(&shared.counters.callers().regions_alone);
+        if let Some(payload) = panic {
+            panic::resume_unwind(payload);
+        }
+    }
+    shared_from
+}
+
+/// Keeps `payload` if it is the first panic, else discards it (its `Drop` cannot unwind
+/// into the region).
+fn keep_first(first: &mut Option<Panic>, payload: Panic) {
+    match first {
+        None => *first = Some(payload),
+        Some(_) => unwind::discard(payload),
+    }
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::*;
+    use crate::sync::AtomicUsize;
+    use crate::Pool;
+    use std::cell::RefCell;
+    use std::thread;
+    use std::time::Duration;
+
+    /// How `site` runs `0..n` alone in ranges of at most `most`, stopped by `stop`.
+    fn alone(site: Site, most: usize, stop: Option<&AtomicBool>) -> Alone<'_> {
+        Alone {
+            site,
+            unit: 1,
+            most,
+            stop,
+        }
+    }
+
+    /// Runs `0..n` as [`run`] does with `site` priced at one picosecond a position (again
+    /// before each of up to 100 tries, as another test's site may push it out of its
+    /// entry), until `done` accepts the outcome; returns the outcome and the ranges run.
+    fn priced_cheap(
+        pool: &Pool,
+        site: Site,
+        n: usize,
+        (most, stop): (usize, Option<&AtomicBool>),
+        task: impl Fn(&Range<usize>),
+        done: impl Fn(Option<usize>) -> bool,
+    ) -> (Option<usize>, Vec<Range<usize>>) {
+        for _ in 0..100 {
+            site.learn(1, 1000);
+            // Cheap to record into (the first sixteenth must take under 190 ns), even in a
+            // build without optimisation.
+            let ranges = RefCell::new(Vec::with_capacity(n.min(1 << 16)));
+            let outcome = run(pool.shared(), n, alone(site, most, stop), |range| {
+                ranges.borrow_mut().push(range.clone());
+                task(&range);
+            });
+            if done(outcome) {
+                return (outcome, ranges.into_inner());
+            }
+        }
+        panic!("no try of 100 ended as asked");
+    }
+
+    #[test]
+    fn a_region_of_a_site_unknown_or_priced_high_runs_nothing_alone() {
+        let pool = Pool::builder().workers(2).build().unwrap();
+        let site = Site::new(0x0101_0000, 1);
+        let ran = AtomicBool::new(false);
+        let mark = |_: Range<usize>| ran.store(true, Ordering::Relaxed);
+        assert_eq!(
+            run(pool.shared(), 10, alone(site, usize::MAX, None), mark),
+            Some(0)
+        );
+        site.learn(1_000, 1); // 1 us a position: ten of them are worth sharing
+        assert_eq!(
+            run(pool.shared(), 10, alone(site, usize::MAX, None), mark),
+            Some(0)
+        );
+        assert!(!ran.into_inner());
+    }
+
+    #[test]
+    fn a_region_priced_small_runs_on_its_caller_alone_every_position_once() {
+        let pool = Pool::builder().workers(2).build().unwrap();
+        let n = 1_000_000;
+        let before = pool.stats();
+        // One call per range: the first sixteenth costs a call, whatever its length.
+        let (outcome, ranges) = priced_cheap(
+            &pool,
+            Site::new(0x0102_0000, 1),
+            n,
+            (usize::MAX, None),
+            |_| {},
+            |outcome| outcome.is_none(),
+        );
+        assert_eq!(outcome, None);
+        assert_eq!(ranges, [0..n / 16, n / 16..n]);
+        let after = pool.stats();
+        assert!(after.dispatches > before.dispatches);
+        assert_eq!(
+            after.dispatches - before.dispatches,
+            after.inline_dispatches - before.inline_dispatches,
+            "counted as run on the caller alone"
+        );
+    }
+
+    #[test]
+    fn a_region_slower_than_its_site_said_runs_its_first_sixteenth_and_learns() {
+        let pool = Pool::builder().workers(2).build().unwrap();
+        let site = Site::new(0x0103_0000, 1);
+        let slow = |_: &Range<usize>| thread::sleep(Duration::from_micros(200));
+        let (outcome, ranges) =
+            priced_cheap(&pool, site, 1600, (usize::MAX, None), slow, |outcome| {
+                outcome.is_some_and(|from| from > 0)
+            });
+        assert_eq!(outcome, Some(100));
+        assert_eq!((ranges.len(), &ranges[0]), (1, &(0..100)), "{ranges:?}");
+        // 200 us for 100 positions at least: 2 us each.
+        let rate = site.recalled().expect("learnt");
+        assert!(rate.ns_for(1000) >= 2_000_000, "{rate:?}");
+    }
+
+    #[test]
+    fn a_region_alone_stops_at_its_flag_and_runs_a_panicking_range_s_neighbours() {
+        let pool = Pool::builder().workers(2).build().unwrap();
+        let stop = AtomicBool::new(false);
+        let stop_at_50 = |range: &Range<usize>| {
+            if range.contains(&50) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        };
+        let (outcome, ranges) = priced_cheap(
+            &pool,
+            Site::new(0x0104_0000, 1),
+            1600,
+            (10, Some(&stop)),
+            stop_at_50,
+            |outcome| outcome.is_none(),
+        );
+        assert_eq!(outcome, None);
+        assert_eq!(ranges.last(), Some(&(50..60)), "no range after the flag's");
+        // Ranges of one position; the second panics: every other still runs, then the
+        // panic resumes, and the region was not shared on the way.
+        let ran = AtomicUsize::new(0);
+        let site = Site::new(0x0105_0000, 1);
+        let panicked = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            priced_cheap(
+                &pool,
+                site,
+                64,
+                (1, None),
+                |range| {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    assert_ne!(range.start, 1, "the task at 1 panics");
+                },
+                |_| true,
+            )
+        }));
+        let payload = panicked.expect_err("the panic resumed");
+        assert!(crate::unwind::message(&payload).contains("the task at 1 panics"));
+        assert_eq!(ran.into_inner(), 64);
+    }
+}
