@@ -119,7 +119,7 @@ impl<'a> Caller<'a> {
             // By the last tick, else by a reading now (a caller whose second claim was its
             // last, or that claimed a task at a time). A search that stopped may count
             // tasks it did not run: its rate reads low, and the next region's first
-            // sixteenth, timed, corrects it (`solo.rs`).
+            // part, timed, corrects it (`solo.rs`).
             let (worked_ns, tasks) = match self.worked_tasks {
                 0 => (sync::now_ns().saturating_sub(self.first_began), ran + 1),
                 tasks => (self.worked_ns, tasks),

@@ -1,8 +1,8 @@
 //! Regions too small to share (README "Regions too small to share"): an operation's region
 //! whose call site's remembered rate puts its whole work under [`SOLO_NS`] runs on its
-//! caller alone, nothing posted. Its first sixteenth is timed on the way, and teaches the
-//! site its rate: if the whole would take twice that at this rate, the rest is shared
-//! after all.
+//! caller alone, nothing posted. Its first part (a sixteenth of one participant's share)
+//! is timed on the way: if the whole would take twice that at this rate, the rest is
+//! shared after all, else the whole region's time teaches the site its rate.
 
 use crate::current;
 use crate::in_task::as_task;
@@ -22,20 +22,22 @@ use std::panic::{self, AssertUnwindSafe};
 pub(crate) const SOLO_NS: u64 = 1_500;
 
 /// How a region would run alone: its call site, the positions a task covers (`unit`: the
-/// first sixteenth ends on a task's end), the most positions one range may have (as a
-/// claim's bound), and the flag that ends it early, if any.
+/// timed first part ends on a task's end), its width, the most positions one range may
+/// have (as a claim's bound), and the flag that ends it early, if any.
 #[derive(Clone, Copy)]
 pub(crate) struct Alone<'a> {
     pub(crate) site: Site,
     pub(crate) unit: usize,
+    pub(crate) width: usize,
     pub(crate) most: usize,
     pub(crate) stop: Option<&'a AtomicBool>,
 }
 
 /// Runs positions `0..n` by `run`, in ranges of at most `alone.most`, on the caller alone,
 /// as a task of `shared`'s pool, if `alone.site`'s rate says they take less than
-/// [`SOLO_NS`]; the site learns the rate their first sixteenth ran at, and if the whole
-/// would take twice that at this rate, only that sixteenth ran. `None` once every position ran
+/// [`SOLO_NS`]; if the whole would take twice that at the rate their first part (a
+/// sixteenth of one participant's share) ran at, only that part ran, and the site learns
+/// its rate; else the site learns the whole's. `None` once every position ran
 /// (or the stop flag was set), resuming the first panic (a range that panics stops no
 /// other range); else the first position that did not run, to be shared (0 if none ran:
 /// the site is unknown, or its rate says to share).
@@ -55,9 +57,12 @@ pub(crate) fn run(
         Some(rate) if n > 0 && rate.ns_for(tasks(n)) < SOLO_NS => {}
         _ => return Some(0),
     }
+    // A sixteenth of one participant's share: a region that turns out worth sharing
+    // loses at most a sixteenth of its shared time.
+    let part = 16 * alone.width.max(1);
     let first = match alone.unit {
-        1 => (n / 16).max(1),
-        unit => (n / 16 / unit).max(1).saturating_mul(unit).min(n),
+        1 => (n / part).max(1),
+        unit => (n / part / unit).max(1).saturating_mul(unit).min(n),
     };
     let stopped = || alone.stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
     let mut panic = None;
@@ -95,6 +100,13 @@ pub(crate) fn run(
             }
             if !stopped() {
                 run_all(first..n, &mut panic);
+                // The whole teaches the site, not its first part alone: tasks that grow
+                // along the region would otherwise keep it alone at every call.
+                if !stopped() {
+                    alone
+                        .site
+                        .learn(sync::now_ns().saturating_sub(began), tasks(n));
+                }
             }
             None
         })
@@ -126,33 +138,33 @@ mod tests {
     use std::thread;
     use std::time::Duration;
 
-    /// How `site` runs `0..n` alone in ranges of at most `most`, stopped by `stop`.
-    fn alone(site: Site, most: usize, stop: Option<&AtomicBool>) -> Alone<'_> {
+    /// How `site` runs `0..n` alone, tasks of `unit` positions, in ranges of at most
+    /// `most`, stopped by `stop`.
+    fn alone(site: Site, (unit, most): (usize, usize), stop: Option<&AtomicBool>) -> Alone<'_> {
         Alone {
             site,
-            unit: 1,
+            unit,
+            width: 1,
             most,
             stop,
         }
     }
 
-    /// Runs `0..n` as [`run`] does with `site` priced at one picosecond a position (again
+    /// Runs `0..n` as [`run`] does with `site` priced at one picosecond a task (again
     /// before each of up to 100 tries, as another test's site may push it out of its
     /// entry), until `done` accepts the outcome; returns the outcome and the ranges run.
     fn priced_cheap(
         pool: &Pool,
         site: Site,
         n: usize,
-        (most, stop): (usize, Option<&AtomicBool>),
+        (unit, most, stop): (usize, usize, Option<&AtomicBool>),
         task: impl Fn(&Range<usize>),
         done: impl Fn(Option<usize>) -> bool,
     ) -> (Option<usize>, Vec<Range<usize>>) {
         for _ in 0..100 {
             site.learn(1, 1000);
-            // Cheap to record into (the first sixteenth must take under 190 ns), even in a
-            // build without optimisation.
             let ranges = RefCell::new(Vec::with_capacity(n.min(1 << 16)));
-            let outcome = run(pool.shared(), n, alone(site, most, stop), |range| {
+            let outcome = run(pool.shared(), n, alone(site, (unit, most), stop), |range| {
                 ranges.borrow_mut().push(range.clone());
                 task(&range);
             });
@@ -170,12 +182,12 @@ mod tests {
         let ran = AtomicBool::new(false);
         let mark = |_: Range<usize>| ran.store(true, Ordering::Relaxed);
         assert_eq!(
-            run(pool.shared(), 10, alone(site, usize::MAX, None), mark),
+            run(pool.shared(), 10, alone(site, (1, usize::MAX), None), mark),
             Some(0)
         );
         site.learn(1_000, 1); // 1 us a position: ten of them are worth sharing
         assert_eq!(
-            run(pool.shared(), 10, alone(site, usize::MAX, None), mark),
+            run(pool.shared(), 10, alone(site, (1, usize::MAX), None), mark),
             Some(0)
         );
         assert!(!ran.into_inner());
@@ -186,17 +198,18 @@ mod tests {
         let pool = Pool::builder().workers(2).build().unwrap();
         let n = 1_000_000;
         let before = pool.stats();
-        // One call per range: the first sixteenth costs a call, whatever its length.
+        // Two tasks of half the positions each: the first part is one task, a call that
+        // predicts the whole at twice its time, under the bound even unoptimised and busy.
         let (outcome, ranges) = priced_cheap(
             &pool,
-            Site::new(0x0102_0000, 1),
+            Site::new(0x0102_0000, n / 2),
             n,
-            (usize::MAX, None),
+            (n / 2, usize::MAX, None),
             |_| {},
             |outcome| outcome.is_none(),
         );
         assert_eq!(outcome, None);
-        assert_eq!(ranges, [0..n / 16, n / 16..n]);
+        assert_eq!(ranges, [0..n / 2, n / 2..n]);
         let after = pool.stats();
         assert!(after.dispatches > before.dispatches);
         assert_eq!(
@@ -207,12 +220,12 @@ mod tests {
     }
 
     #[test]
-    fn a_region_slower_than_its_site_said_runs_its_first_sixteenth_and_learns() {
+    fn a_region_slower_than_its_site_said_runs_its_first_part_and_learns() {
         let pool = Pool::builder().workers(2).build().unwrap();
         let site = Site::new(0x0103_0000, 1);
         let slow = |_: &Range<usize>| thread::sleep(Duration::from_micros(200));
         let (outcome, ranges) =
-            priced_cheap(&pool, site, 1600, (usize::MAX, None), slow, |outcome| {
+            priced_cheap(&pool, site, 1600, (1, usize::MAX, None), slow, |outcome| {
                 outcome.is_some_and(|from| from > 0)
             });
         assert_eq!(outcome, Some(100));
@@ -235,7 +248,7 @@ mod tests {
             &pool,
             Site::new(0x0104_0000, 1),
             1600,
-            (10, Some(&stop)),
+            (1, 10, Some(&stop)),
             stop_at_50,
             |outcome| outcome.is_none(),
         );
@@ -250,7 +263,7 @@ mod tests {
                 &pool,
                 site,
                 64,
-                (1, None),
+                (1, 1, None),
                 |range| {
                     ran.fetch_add(1, Ordering::Relaxed);
                     assert_ne!(range.start, 1, "the task at 1 panics");

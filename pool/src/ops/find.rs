@@ -97,16 +97,19 @@ impl<R: Runs + ?Sized> ParallelFind for R {}
 /// participant claims another range, and ranges in flight end after their current block.
 /// The match of least `key` found (the index operations' matches are their indices; the
 /// iterators', items with their order).
-pub(crate) fn find_in_blocks<R, T, K>(
+/// Generic in `search`, so that each search's fold is code of its own: its call site's
+/// (README "Regions too small to share").
+pub(crate) fn find_in_blocks<R, T, K, S>(
     runs: &R,
     n: usize,
-    search: &(dyn Fn(usize, usize) -> Option<T> + Sync),
+    search: &S,
     key: impl Fn(&T) -> K + Sync,
 ) -> Option<T>
 where
     R: Regions + ?Sized,
     T: Send,
     K: Ord,
+    S: Fn(usize, usize) -> Option<T> + Sync,
 {
     let stop = AtomicBool::new(false);
     // Cut short by a fork, the parent's helpers may have found one here: the child panics.

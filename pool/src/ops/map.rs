@@ -75,10 +75,11 @@ pub(crate) struct Caught {
 
 /// `map`'s and `map_slice`'s pass through the pipeline: a `Vec` of `n` results, each
 /// claimed range's part of its storage filled in place by `write`.
-pub(crate) fn map_ranges<R, U>(runs: &R, n: usize, write: &WriteRange<'_, U>) -> Vec<U>
+pub(crate) fn map_ranges<R, U, W>(runs: &R, n: usize, write: &W) -> Vec<U>
 where
     R: Regions + ?Sized,
     U: Send,
+    W: Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync,
 {
     let mut out = Vec::with_capacity(n);
     append_ranges(runs, &mut out, n, write);
@@ -86,9 +87,38 @@ where
 }
 
 /// As [`map_ranges`], the `n` results appended to `out`'s items, in its storage (grown
-/// once); if a call panicked, `out` keeps the items it had.
-pub(crate) fn append_ranges<R, U>(runs: &R, out: &mut Vec<U>, n: usize, write: &WriteRange<'_, U>)
+/// once); if a call panicked, `out` keeps the items it had. Generic in `write` only to
+/// tell call sites apart (README "Regions too small to share"): the pass itself is one
+/// code for every `write` of a `U`.
+pub(crate) fn append_ranges<R, U, W>(runs: &R, out: &mut Vec<U>, n: usize, write: &W)
 where
+    R: Regions + ?Sized,
+    U: Send,
+    W: Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync,
+{
+    let site = write_code::<U, W> as fn(&W, Range<usize>, &mut [MaybeUninit<U>], &mut Caught);
+    append_erased(runs, out, n, (site as usize, write));
+}
+
+/// Code made for one `write` alone: its address is the call site's.
+fn write_code<U, W>(
+    write: &W,
+    range: Range<usize>,
+    part: &mut [MaybeUninit<U>],
+    caught: &mut Caught,
+) where
+    W: Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught),
+{
+    write(range, part, caught);
+}
+
+/// [`append_ranges`] for the call site whose code is at `site`.
+fn append_erased<R, U>(
+    runs: &R,
+    out: &mut Vec<U>,
+    n: usize,
+    (site, write): (usize, &WriteRange<'_, U>),
+) where
     R: Regions + ?Sized,
     U: Send,
 {
@@ -97,10 +127,10 @@ where
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
     // Forked from inside a call: which results the parent's helpers wrote is unknown here,
     // so none is dropped (the storage is freed, its items leaked) and the child panics.
-    let (holes, first) = pipeline::run(
+    let (holes, first) = pipeline::run_at(
         runs,
         n,
-        Claims::FromHomes,
+        (Claims::FromHomes, site),
         &Caught::default,
         |caught, range| {
             // SAFETY: claimed ranges are disjoint.

@@ -53,7 +53,28 @@ where
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
-    run_in::<R, S, F, T, SMALL>(runs, n, claims, init, fold, on_fork, combine)
+    run_in::<R, S, F, T, SMALL>(runs, n, (claims, None), init, fold, on_fork, combine)
+}
+
+/// As [`run`], for a fold that is one code for many call sites (an erased closure inside
+/// it): `site` is the address of code made for the call site's own closure (README
+/// "Regions too small to share").
+#[inline]
+pub(crate) fn run_at<R, S, F, T>(
+    runs: &R,
+    n: usize,
+    (claims, site): (Claims<'_>, usize),
+    init: &(dyn Fn() -> S + Sync),
+    fold: F,
+    on_fork: OnFork,
+    combine: impl FnOnce(Drain<'_, S>) -> T,
+) -> T
+where
+    R: Regions + ?Sized,
+    S: Send,
+    F: Fn(&mut S, Range<usize>) + Sync,
+{
+    run_in::<R, S, F, T, SMALL>(runs, n, (claims, Some(site)), init, fold, on_fork, combine)
 }
 
 /// As [`run`], for a caller's states, which may be of any size: in place up to
@@ -74,18 +95,19 @@ where
     F: Fn(&mut S, Range<usize>) + Sync,
 {
     if size_of::<S>() <= SMALL_STATE {
-        run_in::<R, S, F, T, SMALL>(runs, n, claims, init, fold, OnFork::Panic, combine)
+        run_in::<R, S, F, T, SMALL>(runs, n, (claims, None), init, fold, OnFork::Panic, combine)
     } else {
-        run_in::<R, S, F, T, 0>(runs, n, claims, init, fold, OnFork::Panic, combine)
+        run_in::<R, S, F, T, 0>(runs, n, (claims, None), init, fold, OnFork::Panic, combine)
     }
 }
 
-/// The pipeline, with the states of the first `INLINE` participants in place.
+/// The pipeline, with the states of the first `INLINE` participants in place, for the
+/// call site whose code is at `site`, else `fold`'s.
 #[inline(always)]
 fn run_in<R, S, F, T, const INLINE: usize>(
     runs: &R,
     n: usize,
-    claims: Claims<'_>,
+    (claims, site): (Claims<'_>, Option<usize>),
     init: &(dyn Fn() -> S + Sync),
     fold: F,
     on_fork: OnFork,
@@ -98,7 +120,8 @@ where
 {
     let target = runs.target();
     let mut states = PerParticipant::<S, INLINE>::new(target.width_now());
-    let site = target.site(fold_code::<S, F> as fn(&F, &mut S, Range<usize>) as usize);
+    let fold_site = fold_code::<S, F> as fn(&F, &mut S, Range<usize>);
+    let site = target.site(site.unwrap_or(fold_site as usize));
     let alone = target.alone(site, claims.stop());
     let on_caller = |range| states.with(Participant::CALLER, init, |state| fold(state, range));
     let Some(from) = solo::run(target.shared(), n, alone, on_caller) else {

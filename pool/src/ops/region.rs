@@ -116,6 +116,7 @@ impl<'a> Target<'a> {
         Alone {
             site,
             unit,
+            width: self.width_now(),
             most: (max / unit).max(1).saturating_mul(unit),
             stop,
         }
