@@ -180,7 +180,7 @@ fn move_in_order<T: Send>(out: &mut Vec<T>, gathered: &mut [Gathered<T>]) {
             pipeline::run(
                 runs,
                 total,
-                Claims::FromHomes,
+                (Claims::FromHomes, None),
                 &|| (),
                 |(), wanted| move_part(wanted),
                 OnFork::Panic,

@@ -116,7 +116,7 @@ where
     pipeline::run(
         runs,
         n,
-        Claims::InOrder(Some(&stop)),
+        (Claims::InOrder(Some(&stop)), None),
         &|| None,
         |found: &mut Option<T>, range| {
             let (mut from, mut block) = (range.start, FIRST_BLOCK);

@@ -127,10 +127,10 @@ fn append_erased<R, U>(
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
     // Forked from inside a call: which results the parent's helpers wrote is unknown here,
     // so none is dropped (the storage is freed, its items leaked) and the child panics.
-    let (holes, first) = pipeline::run_at(
+    let (holes, first) = pipeline::run(
         runs,
         n,
-        (Claims::FromHomes, site),
+        (Claims::FromHomes, Some(site)),
         &Caught::default,
         |caught, range| {
             // SAFETY: claimed ranges are disjoint.

@@ -34,15 +34,18 @@ pub(crate) enum OnFork {
     Abort(&'static str),
 }
 
-/// Runs `fold(state, range)` over ranges of `0..n` on `runs` claimed as `claims` says, each
-/// participant on its own state, made by `init` on its first range. Then `combine` takes the states made, in participant order. For
-/// the operations' own states of a few words: up to [`SMALL`] participants' are kept in
-/// place.
+/// Runs `fold(state, range)` over ranges of `0..n` on `runs` claimed as `claims.0` says,
+/// each participant on its own state, made by `init` on its first range. Then `combine`
+/// takes the states made, in participant order. For the operations' own states of a few
+/// words: up to [`SMALL`] participants' are kept in place. `claims.1`, if any, is the
+/// address of code made for the call site's own closure, for a fold that is one code for
+/// many call sites (an erased closure inside it); else `fold`'s code is the site's (README
+/// "Regions too small to share").
 #[inline]
 pub(crate) fn run<R, S, F, T>(
     runs: &R,
     n: usize,
-    claims: Claims<'_>,
+    claims: (Claims<'_>, Option<usize>),
     init: &(dyn Fn() -> S + Sync),
     fold: F,
     on_fork: OnFork,
@@ -53,28 +56,7 @@ where
     S: Send,
     F: Fn(&mut S, Range<usize>) + Sync,
 {
-    run_in::<R, S, F, T, SMALL>(runs, n, (claims, None), init, fold, on_fork, combine)
-}
-
-/// As [`run`], for a fold that is one code for many call sites (an erased closure inside
-/// it): `site` is the address of code made for the call site's own closure (README
-/// "Regions too small to share").
-#[inline]
-pub(crate) fn run_at<R, S, F, T>(
-    runs: &R,
-    n: usize,
-    (claims, site): (Claims<'_>, usize),
-    init: &(dyn Fn() -> S + Sync),
-    fold: F,
-    on_fork: OnFork,
-    combine: impl FnOnce(Drain<'_, S>) -> T,
-) -> T
-where
-    R: Regions + ?Sized,
-    S: Send,
-    F: Fn(&mut S, Range<usize>) + Sync,
-{
-    run_in::<R, S, F, T, SMALL>(runs, n, (claims, Some(site)), init, fold, on_fork, combine)
+    run_in::<R, S, F, T, SMALL>(runs, n, claims, init, fold, on_fork, combine)
 }
 
 /// As [`run`], for a caller's states, which may be of any size: in place up to

@@ -149,7 +149,7 @@ pub(crate) fn scan_in_blocks<R, T, F>(
     pipeline::run(
         runs,
         blocks,
-        Claims::InOrder(None),
+        (Claims::InOrder(None), None),
         &|| (),
         scan_blocks,
         OnFork::Abort("scan"),
