@@ -30,6 +30,11 @@ pub(crate) struct Caller<'a> {
     /// The caller's work so far, by its last clock reading, and the tasks it ran in it.
     worked_ns: u64,
     worked_tasks: usize,
+    /// The clock once the permits were posted (an operation's: else 0), and at the last
+    /// tick: the caller's rate for its site, the post's cost left out (a `futex` call, or
+    /// far more under a sanitizer, is no part of a task's).
+    posted_ns: u64,
+    ticked_ns: u64,
     /// An operation's call site, which learns the caller's rate (README "Regions too small
     /// to share").
     site: Option<Site>,
@@ -57,13 +62,8 @@ impl<'a> Caller<'a> {
         let signal = &shared.signal;
         let wakes_late = independent && job.sized_by_clock();
         // Read before the post: it times the caller's first task and dates the region for
-        // the stream rule. An operation's site learns the caller's rate: it reads the clock
-        // even where chunks are not sized by it.
-        let first_began = if site.is_some() {
-            sync::now_ns()
-        } else {
-            job.first_task_began()
-        };
+        // the stream rule.
+        let first_began = job.first_task_began();
         let mut asleep = signal.post(slot, permits as u32, helper_limit, !wakes_late);
         if asleep
             && signal
@@ -85,6 +85,8 @@ impl<'a> Caller<'a> {
             first_began,
             worked_ns: 0,
             worked_tasks: 0,
+            posted_ns: if site.is_some() { sync::now_ns() } else { 0 },
+            ticked_ns: 0,
             site,
             untaken: None,
         }
@@ -120,11 +122,11 @@ impl<'a> Caller<'a> {
             // last, or that claimed a task at a time). A search that stopped may count
             // tasks it did not run: its rate reads low, and the next region's first
             // part, timed, corrects it (`solo.rs`).
-            let (worked_ns, tasks) = match self.worked_tasks {
-                0 => (sync::now_ns().saturating_sub(self.first_began), ran + 1),
-                tasks => (self.worked_ns, tasks),
+            let (until_ns, tasks) = match self.worked_tasks {
+                0 => (sync::now_ns(), ran + 1),
+                tasks => (self.ticked_ns, tasks),
             };
-            site.learn(worked_ns, tasks);
+            site.learn(until_ns.saturating_sub(self.posted_ns), tasks);
         }
         let participants = job.participants;
         let untaken = if crate::broken::variant!("untaken_lost") {
@@ -147,7 +149,7 @@ impl ClaimHooks for Caller<'_> {
     fn tick(&mut self, now_ns: u64, worked_ns: u64, ran: usize) {
         self.worked_ns = worked_ns;
         // Its first task, then `ran` claimed.
-        self.worked_tasks = ran + 1;
+        (self.ticked_ns, self.worked_tasks) = (now_ns, ran + 1);
         let signal = &self.shared.signal;
         // The time the tasks not yet claimed would take at the caller's rate so far.
         let left_ns = || {
