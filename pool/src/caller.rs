@@ -30,11 +30,10 @@ pub(crate) struct Caller<'a> {
     /// The caller's work so far, by its last clock reading, and the tasks it ran in it.
     worked_ns: u64,
     worked_tasks: usize,
-    /// The clock once the permits were posted (an operation's: else 0), and at the last
-    /// tick: the caller's rate for its site, the post's cost left out (a `futex` call, or
-    /// far more under a sanitizer, is no part of a task's).
+    /// The clock once the permits were posted (an operation's: else 0): the caller's rate
+    /// for its site leaves the post's cost out (a `futex` call, or far more under a
+    /// sanitizer, is no part of a task's).
     posted_ns: u64,
-    ticked_ns: u64,
     /// An operation's call site, which learns the caller's rate (README "Regions too small
     /// to share").
     site: Option<Site>,
@@ -86,7 +85,6 @@ impl<'a> Caller<'a> {
             worked_ns: 0,
             worked_tasks: 0,
             posted_ns: if site.is_some() { sync::now_ns() } else { 0 },
-            ticked_ns: 0,
             site,
             untaken: None,
         }
@@ -124,7 +122,8 @@ impl<'a> Caller<'a> {
             // part, timed, corrects it (`solo.rs`).
             let (until_ns, tasks) = match self.worked_tasks {
                 0 => (sync::now_ns(), ran + 1),
-                tasks => (self.ticked_ns, tasks),
+                // A tick's reading: `worked_ns` after `first_began`.
+                tasks => (self.first_began + self.worked_ns, tasks),
             };
             site.learn(until_ns.saturating_sub(self.posted_ns), tasks);
         }
@@ -149,7 +148,7 @@ impl ClaimHooks for Caller<'_> {
     fn tick(&mut self, now_ns: u64, worked_ns: u64, ran: usize) {
         self.worked_ns = worked_ns;
         // Its first task, then `ran` claimed.
-        (self.ticked_ns, self.worked_tasks) = (now_ns, ran + 1);
+        self.worked_tasks = ran + 1;
         let signal = &self.shared.signal;
         // The time the tasks not yet claimed would take at the caller's rate so far.
         let left_ns = || {

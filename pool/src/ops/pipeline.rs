@@ -104,7 +104,7 @@ where
     let mut states = PerParticipant::<S, INLINE>::new(target.width_now());
     let fold_site = fold_code::<S, F> as fn(&F, &mut S, Range<usize>);
     let site = target.site(site.unwrap_or(fold_site as usize));
-    let alone = target.alone(site, claims.stop());
+    let alone = target.alone(site, states.participants(), claims.stop());
     let on_caller = |range| states.with(Participant::CALLER, init, |state| fold(state, range));
     let Some(from) = solo::run(target.shared(), n, alone, on_caller) else {
         return combine(states.drain());

@@ -109,14 +109,15 @@ impl<'a> Target<'a> {
         Site::new(code, self.grain.min.max(1))
     }
 
-    /// How a region of `site` would run on its caller alone, ended early by `stop`.
-    pub(crate) fn alone(self, site: Site, stop: Option<&AtomicBool>) -> Alone<'_> {
+    /// How a region of `site`, `width` wide, would run on its caller alone, ended early by
+    /// `stop`.
+    pub(crate) fn alone(self, site: Site, width: usize, stop: Option<&AtomicBool>) -> Alone<'_> {
         let Grain { min, max } = self.grain;
         let unit = min.max(1);
         Alone {
             site,
             unit,
-            width: self.width_now(),
+            width,
             most: (max / unit).max(1).saturating_mul(unit),
             stop,
         }
