@@ -1,8 +1,10 @@
 //! Regions too small to share (README "Regions too small to share"): an operation's region
 //! whose call site's remembered rate puts its whole work under [`SOLO_NS`] runs on its
-//! caller alone, nothing posted. Its first part (a sixteenth of one participant's share)
-//! is timed on the way: if the whole would take twice that at this rate, the rest is
-//! shared after all, else the whole region's time teaches the site its rate.
+//! caller alone, nothing posted. One such region in [`TIMED_EVERY`] on a thread has its
+//! first part (a sixteenth of one participant's share) timed on the way: if the whole
+//! would take twice that at this rate, the rest is shared after all, else the whole
+//! region's time teaches the site its rate. The others run untimed: the clock reads and
+//! the first part apart were a third to half of a small region's cost alone.
 
 use crate::current;
 use crate::in_task::as_task;
@@ -11,6 +13,7 @@ use crate::site_rate::Site;
 use crate::stats::Counters;
 use crate::sync::{self, AtomicBool, Ordering};
 use crate::unwind::{self, Panic};
+use std::cell::Cell;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -20,6 +23,30 @@ use std::panic::{self, AssertUnwindSafe};
 /// cache lines moving back), so below about twice that, sharing loses (BENCHMARKS
 /// "Regions too small to share").
 pub(crate) const SOLO_NS: u64 = 1_500;
+
+/// One region alone in this many on a thread is timed, a thread's first one among them;
+/// the others run untimed on their site's last price, so a site whose tasks grew runs
+/// alone on a stale price at most `TIMED_EVERY - 1` times in a row on a thread.
+pub(crate) const TIMED_EVERY: u8 = 16;
+
+sync::const_thread_local! {
+    /// Regions alone this thread runs untimed before it times one.
+    static UNTIMED_LEFT: Cell<u8> = Cell::new(0);
+}
+
+/// Whether this thread's next region alone is timed; counts it.
+fn timed_now() -> bool {
+    UNTIMED_LEFT.with(|left| match left.get() {
+        0 => {
+            left.set(TIMED_EVERY - 1);
+            true
+        }
+        untimed => {
+            left.set(untimed - 1);
+            false
+        }
+    })
+}
 
 /// How a region would run alone: its call site, the positions a task covers (`unit`: the
 /// timed first part ends on a task's end), its width, the most positions one range may
@@ -35,9 +62,10 @@ pub(crate) struct Alone<'a> {
 
 /// Runs positions `0..n` by `run`, in ranges of at most `alone.most`, on the caller alone,
 /// as a task of `shared`'s pool, if `alone.site`'s rate says they take less than
-/// [`SOLO_NS`]; if the whole would take twice that at the rate their first part (a
-/// sixteenth of one participant's share) ran at, only that part ran, and the site learns
-/// its rate; else the site learns the whole's. `None` once every position ran
+/// [`SOLO_NS`]. If this region is timed ([`TIMED_EVERY`]) and the whole would take twice
+/// that at the rate its first part (a sixteenth of one participant's share) ran at, only
+/// that part ran, and the site learns its rate; else a timed region teaches the site the
+/// whole's. `None` once every position ran
 /// (or the stop flag was set), resuming the first panic (a range that panics stops no
 /// other range); else the first position that did not run, to be shared (0 if none ran:
 /// the site is unknown, or its rate says to share).
@@ -57,13 +85,6 @@ pub(crate) fn run(
         Some(rate) if n > 0 && rate.ns_for(tasks(n)) < SOLO_NS => {}
         _ => return Some(0),
     }
-    // A sixteenth of one participant's share: a region that turns out worth sharing
-    // loses at most a sixteenth of its shared time.
-    let part = 16 * alone.width.max(1);
-    let first = match alone.unit {
-        1 => (n / part).max(1),
-        unit => (n / part / unit).max(1).saturating_mul(unit).min(n),
-    };
     let stopped = || alone.stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
     let mut panic = None;
     let run_all = |positions: Range<usize>, panic: &mut Option<Panic>| {
@@ -76,8 +97,20 @@ pub(crate) fn run(
             start = end;
         }
     };
+    let timed = timed_now();
     let shared_from = current::with(shared, || {
         as_task(|| {
+            if !timed {
+                run_all(0..n, &mut panic);
+                return None;
+            }
+            // A sixteenth of one participant's share: a region that turns out worth
+            // sharing loses at most a sixteenth of its shared time.
+            let part = 16 * alone.width.max(1);
+            let first = match alone.unit {
+                1 => (n / part).max(1),
+                unit => (n / part / unit).max(1).saturating_mul(unit).min(n),
+            };
             let began = sync::now_ns();
             run_all(0..first, &mut panic);
             // A search that found what it looked for ran fewer positions than it counts:
@@ -209,7 +242,11 @@ mod tests {
             |outcome| outcome.is_none(),
         );
         assert_eq!(outcome, None);
-        assert_eq!(ranges, [0..n / 2, n / 2..n]);
+        // Timed, its first part apart; untimed, one range.
+        assert!(
+            ranges == [0..n / 2, n / 2..n] || ranges == std::slice::from_ref(&(0..n)),
+            "{ranges:?}"
+        );
         let after = pool.stats();
         assert!(after.dispatches > before.dispatches);
         assert_eq!(
@@ -233,6 +270,47 @@ mod tests {
         // 200 us for 100 positions at least: 2 us each.
         let rate = site.recalled().expect("learnt");
         assert!(rate.ns_for(1000) >= 2_000_000, "{rate:?}");
+    }
+
+    #[test]
+    fn one_region_alone_in_timed_every_on_a_thread_is_timed_the_others_run_whole() {
+        let pool = Pool::builder().workers(2).build().unwrap();
+        let site = Site::new(0x0106_0000, 1);
+        let slow = |_: Range<usize>| thread::sleep(Duration::from_micros(200));
+        let rounds = 2 * usize::from(TIMED_EVERY);
+        // A thread of its own: its first region alone is timed.
+        let outcomes: Vec<Option<usize>> = thread::scope(|scope| {
+            let outcomes = scope.spawn(|| {
+                (0..rounds)
+                    .map(|_| {
+                        site.learn(1, 1000);
+                        run(
+                            pool.shared(),
+                            1600,
+                            alone(site, (1, usize::MAX), None),
+                            slow,
+                        )
+                    })
+                    .collect()
+            });
+            outcomes.join().unwrap()
+        });
+        // `Some(0)`: another test's site took the entry between pricing and running; no
+        // region alone, none counted.
+        let alone: Vec<bool> = outcomes
+            .iter()
+            .filter(|&&outcome| outcome != Some(0))
+            .map(|outcome| {
+                assert!(matches!(outcome, None | Some(100)), "{outcomes:?}");
+                outcome.is_none()
+            })
+            .collect();
+        assert!(alone.len() > usize::from(TIMED_EVERY), "{outcomes:?}");
+        for (index, ran_whole) in alone.iter().enumerate() {
+            // Timed: its first part shows the whole is worth sharing.
+            let timed = index % usize::from(TIMED_EVERY) == 0;
+            assert_eq!(*ran_whole, !timed, "region {index}: {outcomes:?}");
+        }
     }
 
     #[test]
