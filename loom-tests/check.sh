@@ -6,10 +6,12 @@
 #   loom-tests/check.sh            models, then every broken variant
 #   LOOM_MAX_PREEMPTIONS=2 ...     a quicker, shallower search of the models (default 3)
 #
-# The broken variants run at LOOM_VARIANT_PREEMPTIONS (default 2): each must be caught, and
-# two preemptions catch every one of them, while the models that do not catch a variant
-# would otherwise run their full three-preemption search once per variant. The variant is
-# chosen as the models run (`RAYFORCE_LOOM_BROKEN`), so one build serves them all.
+# Each broken variant runs against the model `src/broken.rs` names beside it (a test name
+# filter), at LOOM_VARIANT_PREEMPTIONS (default 2): each must be caught, and two
+# preemptions catch every one of them; the models that do not catch a variant would only
+# repeat their passing search once per variant (20 s each). A filter that matches no model
+# runs none, so the variant reads as not caught. The variant is chosen as the models run
+# (`RAYFORCE_LOOM_BROKEN`), so one build serves them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,18 +28,22 @@ echo "loom: models (LOOM_MAX_PREEMPTIONS=$LOOM_MAX_PREEMPTIONS)"
 RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
 
 failed=0
-# The variants, as listed once in the pool's `src/broken.rs`.
-mapfile -t variants < <(sed -n 's/^    "\([a-z_]*\)",$/\1/p' pool/src/broken.rs)
-if [ "${#variants[@]}" -eq 0 ]; then
-    echo "loom: no broken variant found in pool/src/broken.rs"
+# The variants and the models that catch them, as listed once in the pool's `src/broken.rs`.
+mapfile -t variants < <(sed -n 's/^    ("\([a-z_]*\)", "\([a-z_]*\)"),$/\1 \2/p' pool/src/broken.rs)
+listed=$(grep -c '^    ("' pool/src/broken.rs || true)
+if [ "${#variants[@]}" -eq 0 ] || [ "${#variants[@]}" -ne "$listed" ]; then
+    echo "loom: read ${#variants[@]} of $listed broken variants in pool/src/broken.rs"
     exit 1
 fi
-for variant in "${variants[@]}"; do
+for entry in "${variants[@]}"; do
+    variant=${entry%% *}
+    model=${entry#* }
     log="target/loom/broken-$variant.log"
     mkdir -p target/loom
     if LOOM_MAX_PREEMPTIONS="$variant_preemptions" \
-        RAYFORCE_LOOM_BROKEN="$variant" RUSTFLAGS="--cfg rayforce_loom" "${models[@]}" >"$log" 2>&1; then
-        echo "loom: broken variant '$variant' was NOT caught (log: $log)"
+        RAYFORCE_LOOM_BROKEN="$variant" RUSTFLAGS="--cfg rayforce_loom" \
+        "${models[@]}" -- "$model" >"$log" 2>&1; then
+        echo "loom: broken variant '$variant' was NOT caught by '$model' (log: $log)"
         failed=1
     else
         # A model fails with "... FAILED", or aborts the process mid-model (a panic during

@@ -4,52 +4,55 @@
 //! one list of them: `loom-tests/check.sh` reads the names from it, and a name missing from
 //! it does not compile.
 
-/// Every variant, each under the rule it breaks.
-pub(crate) const VARIANTS: [&str; 20] = [
+/// Every variant, each under the rule it breaks, with the model that catches it: a test name
+/// filter, by which `loom-tests/check.sh` runs only that model against the variant. One
+/// line a variant, as `check.sh` reads them.
+#[rustfmt::skip]
+pub(crate) const VARIANTS: [(&str, &str); 20] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
-    "signal_all",
+    ("signal_all", "narrow_then_wide_then_narrow_runs_every_task_once"),
     // The caller never withdraws untaken permits: they drift into the next dispatch.
-    "no_withdraw",
+    ("no_withdraw", "two_callers_share_one_helper"),
     // The caller returns once no permit is left, not once every helper detached.
-    "complete_on_signal",
+    ("complete_on_signal", "no_helper_touches_a_dispatch_after_it_returned"),
     // Claiming reads and then writes the cursor: two participants run one chunk.
-    "racy_claim",
+    ("racy_claim", "chunked_claims_run_every_task_once"),
     // A participant claims from its own home only: the others' tasks are lost when their
     // owners never come.
-    "own_home_only",
+    ("own_home_only", "claims_from_homes_run_every_task_once"),
     // After a spin a helper blocks without looking for a permit again.
-    "spin_without_recheck",
+    ("spin_without_recheck", "a_spinning_helper_never_misses_a_permit"),
     // A helper runs a job kept from an earlier dispatch in the same slot.
-    "stale_job",
+    ("stale_job", "narrow_then_wide_then_narrow_runs_every_task_once"),
     // Withdrawing clears every slot's permits, other dispatches' too.
-    "withdraw_all",
+    ("withdraw_all", "two_callers_share_one_helper"),
     // A resize wakes parked helpers without the lock: one between its check and its wait misses
     // it.
-    "resize_unlocked",
+    ("resize_unlocked", "a_resize_during_and_between_dispatches_keeps_every_task_once"),
     // `ForkOnceCell` reads its ready flag Relaxed: the value's writes may not be seen.
-    "once_relaxed",
+    ("once_relaxed", "racing_callers_build_once_and_both_see_the_whole_value"),
     // Participants claim on after an operation's stop flag is set.
-    "claim_after_stop",
+    ("claim_after_stop", "no_range_is_claimed_after_the_stop_flag_was_seen"),
     // Every participant of a fold works on the caller's state.
-    "shared_state",
+    ("shared_state", "each_participant_folds_into_its_own_state_made_once"),
     // The first task of one untaken permit is never run.
-    "untaken_lost",
+    ("untaken_lost", "two_callers_share_one_helper"),
     // A helper above the posted helper limit takes a permit.
-    "attach_above_limit",
+    ("attach_above_limit", "a_helper_resized_away_takes_no_later_permit"),
     // A scan reads a block's announced prefix Relaxed: before it is written.
-    "look_back_relaxed",
+    ("look_back_relaxed", "a_scan_finds_each_block_prefix"),
     // A dispatch that finds every slot taken runs its tasks inline, though they may wait for each
     // other.
-    "inline_when_full",
+    ("inline_when_full", "a_caller_that_finds_every_slot_taken_waits_for_one"),
     // A join whose offered half was taken returns without waiting for its taker to detach.
-    "join_skip_wait",
+    ("join_skip_wait", "an_offered_half_runs_once_and_the_join_returns_after_it"),
     // A joiner whose half was taken blocks without first checking whether its taker detached.
-    "joiner_blocks_unchecked",
+    ("joiner_blocks_unchecked", "a_slot_freed_by_a_finished_offer_serves_the_next_offer"),
     // A scope returns once its queue is empty, without waiting for the helpers running its tasks.
-    "scope_skip_wait",
+    ("scope_skip_wait", "spawned_tasks_run_once_and_the_scope_returns_after_them"),
     // A spawn never wakes its scope's owner: a task waiting for one it spawned while every helper
     // is busy waits for ever.
-    "scope_no_owner_wake",
+    ("scope_no_owner_wake", "a_task_waiting_for_one_it_spawned_finishes"),
 ];
 
 /// Whether the running pool is the broken variant `$name`: under `--cfg rayforce_loom`
@@ -74,7 +77,7 @@ pub(crate) use variant;
 pub(crate) const fn listed(name: &str) -> bool {
     let mut index = 0;
     while index < VARIANTS.len() {
-        if same(VARIANTS[index], name) {
+        if same(VARIANTS[index].0, name) {
             return true;
         }
         index += 1;
