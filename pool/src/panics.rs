@@ -37,6 +37,13 @@ impl Panics {
         }
     }
 
+    /// Whether a panic is kept (by this thread, or one whose writes it saw).
+    #[inline]
+    pub(crate) fn any(&self) -> bool {
+        // Relaxed: as `take`'s first load.
+        !self.0.load(Ordering::Relaxed).is_null()
+    }
+
     /// The first panic, if any, taken out.
     #[inline]
     pub(crate) fn take(&self) -> Option<Panic> {

@@ -22,7 +22,7 @@ use crate::slot::SignalState;
 use crate::spin::SpinLimits;
 use crate::stats::{Counters, Stats};
 use crate::sync::{self, AtomicU64, Ordering};
-use crate::tasks::{Chunks, Each, EachWithWorker, Participant, Tasks};
+use crate::tasks::{self, Chunks, Each, EachWithWorker, Participant, Tasks};
 use crate::unwind::AbortOnUnwind;
 use rayforce_tunables::cpu::{self, CpuCounts};
 use std::ops::Range;
@@ -679,15 +679,14 @@ fn permits(n_tasks: usize, helpers: usize) -> usize {
 /// Runs every task of `job` on the caller, as a task; resumes the first panic.
 fn run_inline(job: &Job, most_per_claim: usize) {
     let panics = Panics::new();
+    // One range unless an iterator bounded them.
     as_task(|| {
-        // In ranges of at most `most_per_claim`, as claims would be (a panicking task then
-        // stops no task of another range); one range unless an iterator bounded them.
-        let mut start = 0;
-        while start < job.n_tasks && (start == 0 || !job.stopped()) {
-            let end = start + most_per_claim.max(1).min(job.n_tasks - start);
-            job.run(Participant::CALLER, start..end, &panics);
-            start = end;
-        }
+        tasks::in_ranges(
+            0..job.n_tasks,
+            most_per_claim,
+            || job.stopped(),
+            |range| job.run(Participant::CALLER, range, &panics),
+        );
     });
     panics.resume();
 }

@@ -8,11 +8,12 @@
 
 use crate::current;
 use crate::in_task::as_task;
+use crate::panics::Panics;
 use crate::shared::Shared;
 use crate::site_rate::Site;
 use crate::stats::Counters;
 use crate::sync::{self, AtomicBool, Ordering};
-use crate::unwind::{self, Panic};
+use crate::tasks;
 use std::cell::Cell;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -86,22 +87,19 @@ pub(crate) fn run(
         _ => return Some(0),
     }
     let stopped = || alone.stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
-    let mut panic = None;
-    let run_all = |positions: Range<usize>, panic: &mut Option<Panic>| {
-        let mut start = positions.start;
-        while start < positions.end && (start == positions.start || !stopped()) {
-            let end = start + alone.most.max(1).min(positions.end - start);
-            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| run(start..end))) {
-                keep_first(panic, payload);
+    let panics = Panics::new();
+    let run_all = |positions: Range<usize>| {
+        tasks::in_ranges(positions, alone.most, stopped, |range| {
+            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| run(range))) {
+                panics.keep_first(payload);
             }
-            start = end;
-        }
+        });
     };
     let timed = timed_now();
     let shared_from = current::with(shared, || {
         as_task(|| {
             if !timed {
-                run_all(0..n, &mut panic);
+                run_all(0..n);
                 return None;
             }
             // A sixteenth of one participant's share: a region that turns out worth
@@ -112,7 +110,7 @@ pub(crate) fn run(
                 unit => (n / part / unit).max(1).saturating_mul(unit).min(n),
             };
             let began = sync::now_ns();
-            run_all(0..first, &mut panic);
+            run_all(0..first);
             // A search that found what it looked for ran fewer positions than it counts:
             // its time teaches nothing.
             if stopped() {
@@ -127,12 +125,12 @@ pub(crate) fn run(
             // region near the bound neither pays for posting halfway nor flips between
             // the two ways from one call to the next.
             if u128::from(first_ns) * n as u128 >= u128::from(2 * SOLO_NS) * first as u128
-                && panic.is_none()
+                && !panics.any()
             {
                 return Some(first);
             }
             if !stopped() {
-                run_all(first..n, &mut panic);
+                run_all(first..n);
                 // The whole teaches the site, not its first part alone: tasks that grow
                 // along the region would otherwise keep it alone at every call.
                 if !stopped() {
@@ -146,20 +144,9 @@ pub(crate) fn run(
     });
     if shared_from.is_none() {
         Counters::bump(&shared.counters.callers().regions_alone);
-        if let Some(payload) = panic {
-            panic::resume_unwind(payload);
-        }
+        panics.resume();
     }
     shared_from
-}
-
-/// Keeps `payload` if it is the first panic, else discards it (its `Drop` cannot unwind
-/// into the region).
-fn keep_first(first: &mut Option<Panic>, payload: Panic) {
-    match first {
-        None => *first = Some(payload),
-        Some(_) => unwind::discard(payload),
-    }
 }
 
 #[cfg(all(test, not(rayforce_loom)))]

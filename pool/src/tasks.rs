@@ -60,6 +60,23 @@ impl<F: Fn(Participant, Range<usize>) + Sync> Tasks for Chunks<F> {
     }
 }
 
+/// `run(range)` over `positions` on one thread, in ranges of at most `most` (one at
+/// least), as claims would hand them out, so that a range that panics stops no other: the
+/// first range always, each next one unless `stopped()`.
+pub(crate) fn in_ranges(
+    positions: Range<usize>,
+    most: usize,
+    stopped: impl Fn() -> bool,
+    mut run: impl FnMut(Range<usize>),
+) {
+    let mut start = positions.start;
+    while start < positions.end && (start == positions.start || !stopped()) {
+        let end = start + most.max(1).min(positions.end - start);
+        run(start..end);
+        start = end;
+    }
+}
+
 /// `f(task)` for each task of `tasks`, in one loop; a panicking task is caught and handed to
 /// `panics` (the first is kept), and the rest of the range still runs.
 pub(crate) fn each(tasks: Range<usize>, panics: &Panics, mut f: impl FnMut(usize)) {
