@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the pool's loom models (they must pass), then the same models against each
-# deliberately broken pool (each must fail: a model that cannot fail proves nothing).
+# Runs the pool's loom models (they must pass), then, against each deliberately broken
+# pool, the one model `pool/src/broken.rs` names beside it (it must fail: a model that
+# cannot fail proves nothing).
 # loom aborts on #[should_panic], so a variant is judged by cargo's exit code.
 #
 #   loom-tests/check.sh            models, then every broken variant
@@ -9,7 +10,7 @@
 # Each broken variant runs against the model `src/broken.rs` names beside it (a test name
 # filter), at LOOM_VARIANT_PREEMPTIONS (default 2): each must be caught, and two
 # preemptions catch every one of them; the models that do not catch a variant would only
-# repeat their passing search once per variant (20 s each). A filter that matches no model
+# repeat their passing search once per variant (about 17 s each). A filter that matches no model
 # runs none, so the variant reads as not caught. The variant is chosen as the models run
 # (`RAYFORCE_LOOM_BROKEN`), so one build serves them all.
 set -euo pipefail
@@ -29,7 +30,7 @@ RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
 
 failed=0
 # The variants and the models that catch them, as listed once in the pool's `src/broken.rs`.
-mapfile -t variants < <(sed -n 's/^    ("\([a-z_]*\)", "\([a-z_]*\)"),$/\1 \2/p' pool/src/broken.rs)
+mapfile -t variants < <(sed -n 's/^    ("\([a-z_]\{1,\}\)", "\([a-z_]\{1,\}\)"),$/\1 \2/p' pool/src/broken.rs)
 listed=$(grep -c '^    ("' pool/src/broken.rs || true)
 if [ "${#variants[@]}" -eq 0 ] || [ "${#variants[@]}" -ne "$listed" ]; then
     echo "loom: read ${#variants[@]} of $listed broken variants in pool/src/broken.rs"

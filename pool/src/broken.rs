@@ -108,7 +108,7 @@ pub(crate) fn selected(name: &str) -> bool {
             assert!(
                 listed(chosen),
                 "RAYFORCE_LOOM_BROKEN={chosen:?} names no variant in pool/src/broken.rs \
-                 (expected one of {VARIANTS:?})"
+                 (expected a first name of {VARIANTS:?})"
             );
         }
         chosen

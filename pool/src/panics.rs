@@ -1,5 +1,6 @@
-//! `Panics`: the first panic of a dispatch, kept lock-free where its tasks ran and resumed
-//! on its caller once the dispatch is quiet (README "Panics").
+//! `Panics`: the first panic of a dispatch (or of a region run on its caller alone,
+//! `solo.rs`), kept lock-free where its tasks ran and resumed on its caller once the
+//! dispatch is quiet (README "Panics").
 
 use crate::sync::{AtomicPtr, Ordering};
 use crate::unwind::{self, Panic};

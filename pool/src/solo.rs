@@ -1,9 +1,9 @@
 //! Regions too small to share (README "Regions too small to share"): an operation's region
 //! whose call site's remembered rate puts its whole work under [`SOLO_NS`] runs on its
-//! caller alone, nothing posted. One such region in [`TIMED_EVERY`] on a thread has its
-//! first part (a sixteenth of one participant's share) timed on the way: if the whole
-//! would take twice that at this rate, the rest is shared after all, else the whole
-//! region's time teaches the site its rate. The others run untimed: the clock reads and
+//! caller alone, nothing posted. About one such region in [`TIMED_EVERY`] on a thread
+//! (drawn; a thread's first always) has its first part (a sixteenth of one participant's
+//! share) timed on the way: if the whole would take twice that at this rate, the rest is
+//! shared after all, else the whole region's time teaches the site its rate. The others run untimed: the clock reads and
 //! the first part apart were a third to half of a small region's cost alone.
 
 use crate::current;
@@ -25,27 +25,35 @@ use std::panic::{self, AssertUnwindSafe};
 /// "Regions too small to share").
 pub(crate) const SOLO_NS: u64 = 1_500;
 
-/// One region alone in this many on a thread is timed, a thread's first one among them;
-/// the others run untimed on their site's last price, so a site whose tasks grew runs
-/// alone on a stale price at most `TIMED_EVERY - 1` times in a row on a thread.
-pub(crate) const TIMED_EVERY: u8 = 16;
+/// A region alone is timed with chance one in this many, a thread's first always; the
+/// others run untimed on their site's last price. Drawn, not counted: a thread that
+/// alternates sites in a fixed pattern would otherwise time the same ones every time, and
+/// never see another's tasks grow. A site whose tasks grew runs alone on its stale price
+/// for `TIMED_EVERY` regions on average, more than 48 with chance under 5%.
+pub(crate) const TIMED_EVERY: u32 = 16;
+
+/// The first state of a thread's draws: any but 0, which marks a thread that drew none.
+const FIRST_DRAW: u32 = 0x9E37_79B9;
 
 sync::const_thread_local! {
-    /// Regions alone this thread runs untimed before it times one.
-    static UNTIMED_LEFT: Cell<u8> = Cell::new(0);
+    /// This thread's last draw (xorshift32), 0 before its first region alone.
+    static DRAW: Cell<u32> = Cell::new(0);
 }
 
-/// Whether this thread's next region alone is timed; counts it.
+/// Whether this thread's next region alone is timed: its first, then one in
+/// `TIMED_EVERY` by a pseudo-random draw.
 fn timed_now() -> bool {
-    UNTIMED_LEFT.with(|left| match left.get() {
-        0 => {
-            left.set(TIMED_EVERY - 1);
-            true
+    DRAW.with(|draw| {
+        let mut x = draw.get();
+        if x == 0 {
+            draw.set(FIRST_DRAW);
+            return true;
         }
-        untimed => {
-            left.set(untimed - 1);
-            false
-        }
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        draw.set(x);
+        x % TIMED_EVERY == 0
     })
 }
 
@@ -66,10 +74,9 @@ pub(crate) struct Alone<'a> {
 /// [`SOLO_NS`]. If this region is timed ([`TIMED_EVERY`]) and the whole would take twice
 /// that at the rate its first part (a sixteenth of one participant's share) ran at, only
 /// that part ran, and the site learns its rate; else a timed region teaches the site the
-/// whole's. `None` once every position ran
-/// (or the stop flag was set), resuming the first panic (a range that panics stops no
-/// other range); else the first position that did not run, to be shared (0 if none ran:
-/// the site is unknown, or its rate says to share).
+/// whole's. `None` once every position ran (or the stop flag was set), resuming the first
+/// panic (a range that panics stops no other range); else the first position that did not
+/// run, to be shared (0 if none ran: the site is unknown, or its rate says to share).
 #[inline]
 pub(crate) fn run(
     shared: &Shared,
@@ -260,11 +267,11 @@ mod tests {
     }
 
     #[test]
-    fn one_region_alone_in_timed_every_on_a_thread_is_timed_the_others_run_whole() {
+    fn a_thread_s_first_region_alone_is_timed_then_about_one_in_timed_every() {
         let pool = Pool::builder().workers(2).build().unwrap();
         let site = Site::new(0x0106_0000, 1);
         let slow = |_: Range<usize>| thread::sleep(Duration::from_micros(200));
-        let rounds = 2 * usize::from(TIMED_EVERY);
+        let rounds = 8 * TIMED_EVERY as usize;
         // A thread of its own: its first region alone is timed.
         let outcomes: Vec<Option<usize>> = thread::scope(|scope| {
             let outcomes = scope.spawn(|| {
@@ -283,21 +290,24 @@ mod tests {
             outcomes.join().unwrap()
         });
         // `Some(0)`: another test's site took the entry between pricing and running; no
-        // region alone, none counted.
-        let alone: Vec<bool> = outcomes
+        // region alone, no draw. Timed, a region's first part shows the whole is worth
+        // sharing (`Some(100)`); untimed, it runs whole (`None`).
+        let timed: Vec<bool> = outcomes
             .iter()
             .filter(|&&outcome| outcome != Some(0))
             .map(|outcome| {
                 assert!(matches!(outcome, None | Some(100)), "{outcomes:?}");
-                outcome.is_none()
+                outcome.is_some()
             })
             .collect();
-        assert!(alone.len() > usize::from(TIMED_EVERY), "{outcomes:?}");
-        for (index, ran_whole) in alone.iter().enumerate() {
-            // Timed: its first part shows the whole is worth sharing.
-            let timed = index % usize::from(TIMED_EVERY) == 0;
-            assert_eq!(*ran_whole, !timed, "region {index}: {outcomes:?}");
-        }
+        assert!(timed.len() > rounds / 2, "{outcomes:?}");
+        assert!(timed[0], "a thread's first: {outcomes:?}");
+        let later = timed[1..].iter().filter(|&&timed| timed).count();
+        // The draws from the first state time 7 of the next 127 (about one in 16).
+        assert!(
+            (1..timed.len() / 4).contains(&later),
+            "{later}: {outcomes:?}"
+        );
     }
 
     #[test]
