@@ -3,8 +3,9 @@
 //! caller alone, nothing posted. About one such region in [`TIMED_EVERY`] on a thread
 //! (drawn; a thread's first always) has its first part (a sixteenth of one participant's
 //! share) timed on the way: if the whole would take twice that at this rate, the rest is
-//! shared after all, else the whole region's time teaches the site its rate. The others run untimed: the clock reads and
-//! the first part apart were a third to half of a small region's cost alone.
+//! shared after all, else the whole region's time teaches the site its rate. The others
+//! run untimed: the clock reads and the first part apart were a third to half of a small
+//! region's cost alone.
 
 use crate::current;
 use crate::in_task::as_task;

@@ -80,6 +80,16 @@ impl Grain {
         min: 1,
         max: usize::MAX,
     };
+
+    /// The positions a unit covers: `min`, one at least.
+    pub(crate) fn unit(self) -> usize {
+        self.min.max(1)
+    }
+
+    /// The most units a claim takes: one at least.
+    pub(crate) fn most_units(self) -> usize {
+        (self.max / self.unit()).max(1)
+    }
 }
 
 impl<'a> Target<'a> {
@@ -106,19 +116,18 @@ impl<'a> Target<'a> {
     /// The call site whose closures' code is at `code`, at this target's grain (README
     /// "Regions too small to share").
     pub(crate) fn site(self, code: usize) -> Site {
-        Site::new(code, self.grain.min.max(1))
+        Site::new(code, self.grain.unit())
     }
 
     /// How a region of `site`, `width` wide, would run on its caller alone, ended early by
     /// `stop`.
     pub(crate) fn alone(self, site: Site, width: usize, stop: Option<&AtomicBool>) -> Alone<'_> {
-        let Grain { min, max } = self.grain;
-        let unit = min.max(1);
+        let unit = self.grain.unit();
         Alone {
             site,
             unit,
             width,
-            most: (max / unit).max(1).saturating_mul(unit),
+            most: self.grain.most_units().saturating_mul(unit),
             stop,
         }
     }
@@ -145,16 +154,14 @@ impl<'a> Target<'a> {
         if self.grain == Grain::ANY && from == 0 {
             return self.run_units(n, (participants, usize::MAX), claims, f);
         }
-        let Grain { min, max } = self.grain;
-        let min = min.max(1);
+        let min = self.grain.unit();
         let of_units = |units: Range<usize>| {
             let end = units.end.saturating_mul(min).min(n);
             from + units.start.saturating_mul(min).min(end)..from + end
         };
-        let most = (max / min).max(1);
         self.run_units(
             n.div_ceil(min),
-            (participants, most),
+            (participants, self.grain.most_units()),
             claims,
             &|who, units| {
                 f(who, of_units(units));
