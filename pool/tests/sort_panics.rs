@@ -27,7 +27,8 @@ fn keys(n: usize, mask: u64) -> Vec<u64> {
 
 /// Keys of every bit: the radix sort splits on the top digit, then sorts each bucket.
 const ALL_BITS: u64 = u64::MAX;
-/// Keys of 12 low bits: the radix sort looks for the top digit that varies.
+/// Keys of 12 low bits: the radix sort looks for the top digit that varies, or sorts by
+/// passes over all the items if they are many.
 const LOW_BITS: u64 = 0xFFF;
 
 /// Which of one input's items were dropped, and how many drops were of an item dropped
@@ -290,20 +291,25 @@ fn a_panicking_cached_or_radix_key_function_leaves_a_permutation() {
         }
     }
     // More items, for the radix sort only (the slowest check here): a split into 256
-    // buckets of over a thousand items, each then sorted by a pass per digit.
+    // buckets of over a thousand items, each then sorted by a pass per digit; and keys of
+    // 12 bits, too many items for one thread's cache, sorted by a pass over all of them.
     check_fuses(&pool, Method::RadixSortByKey, &keys(300_000, ALL_BITS));
+    check_fuses(&pool, Method::RadixSortByKey, &keys(300_000, LOW_BITS));
 }
 
 #[test]
 fn a_radix_key_that_changes_leaves_a_permutation() {
     let pool = pool();
-    for n in [5000, 100_000, 300_000] {
-        let keys = keys(n, ALL_BITS);
+    let inputs = [5000, 100_000, 300_000].map(|n| (n, ALL_BITS));
+    for (n, mask) in inputs.into_iter().chain([(300_000, LOW_BITS)]) {
+        let keys = keys(n, mask);
         // Midway through the first pass over the keys: a later pass may see the same keys
         // throughout and sort them by those, or panic. Midway through the second: the
         // scatter meets more of key 0 than were counted, and must panic.
         for (at, panics) in [(n / 2, Panics::May), (n + n / 2, Panics::Must)] {
-            let what = format!("par_radix_sort_by_key of {n} items, every key 0 from call {at}");
+            let what = format!(
+                "par_radix_sort_by_key of {n} keys under {mask:#x}, every key 0 from call {at}"
+            );
             let calls = AtomicUsize::new(0);
             let sort = |items: &mut [Item<'_>]| {
                 items.par_radix_sort_by_key(|item| {

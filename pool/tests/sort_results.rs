@@ -61,6 +61,10 @@ enum Shape {
     /// The type's extremes and, for floats, NaNs of both signs, zeros, infinities and
     /// subnormals.
     Specials,
+    /// Random values of the lowest 20 bits: a radix sort by two passes over all items.
+    TwentyBits,
+    /// Random values of the lowest 10 bits: a radix sort by one pass over all items.
+    TenBits,
 }
 
 const SHAPES: [Shape; 7] = [
@@ -191,6 +195,12 @@ fn keys<K: Key>(shape: Shape, n: usize) -> Vec<K> {
                 .map(|_| specials[rng.below(specials.len())])
                 .collect()
         }
+        Shape::TwentyBits => (0..n)
+            .map(|_| K::from_random(rng.next_u128() & 0xF_FFFF))
+            .collect(),
+        Shape::TenBits => (0..n)
+            .map(|_| K::from_random(rng.next_u128() & 0x3FF))
+            .collect(),
         Shape::Skewed => (0..n)
             .map(|_| {
                 let bits = if rng.below(64) == 0 {
@@ -457,6 +467,16 @@ fn a_million_items_sort_like_std() {
     let stable = ["par_sort_by_key", "par_radix_sort_by_key"];
     let record_sorts = named(stable_record_sorts(), &stable);
     check(&pool, &duplicates, &million, records::<u32>, &record_sorts);
+    let narrow = [Shape::TwentyBits, Shape::TenBits];
+    check(&pool, &narrow, &million, keys::<u64>, &[radix_sort()]);
+    check(&pool, &narrow, &million, keys::<i32>, &[radix_sort()]);
+    check(
+        &pool,
+        &narrow,
+        &million,
+        records::<u32>,
+        &[radix_record_sort()],
+    );
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! [`ParallelSliceMut`](crate::slice::ParallelSliceMut).
 
 pub(crate) mod cached_key;
+#[cfg(target_os = "linux")]
+mod huge_pages;
 pub(crate) mod radix;
 pub(crate) mod radix_key;
 pub(crate) mod stable;

@@ -1,14 +1,19 @@
 //! The radix sort (`par_radix_sort`, `par_radix_sort_by_key`): stable, by the key's bits.
 //!
-//! One most-significant-digit pass splits the items into 256 buckets by the highest 8 bits
-//! that vary (a count per block, an exclusive scan of the counts into each block's write
-//! offsets, a scatter into a scratch buffer: blocks run in parallel, each keeping its
-//! items' order, so the pass is stable); each bucket then goes back to the slice sorted by
-//! its lower bits: one that fits in cache by least-significant-digit passes on one thread
+//! A split first counts, per block, which key bits vary (a sample of 64 keys guesses them,
+//! so the same pass counts the first digit). Keys that vary in at most 22 bits are sorted
+//! by least-significant-digit passes over all of the split's items, two digits of up to 11
+//! bits (one if the keys vary in at most 11): each pass a count per block, an exclusive
+//! scan of the counts into each block's write offsets, and a scatter between the slice and
+//! a scratch buffer, blocks in parallel, each keeping its items' order, so the pass is
+//! stable. Keys that vary in more bits are split by the top 8 that vary, by one such pass
+//! into the scratch; each of the 256 buckets then goes back to the slice sorted by its
+//! lower bits: one that fits in cache by least-significant-digit passes on one thread
 //! (digits that do not vary in it skipped; where many vary, only the highest, then an
 //! insertion sort), a larger one by this same split again (in parallel when it holds more
-//! than its share of the work). Items move bitwise; the key
-//! function may panic at any call and every item is still in the slice exactly once.
+//! than its share of the work). The scratch is advised into huge pages: a fault per 2 MiB
+//! written instead of per 4 KiB. Items move bitwise; the key function may panic at any
+//! call and every item is still in the slice exactly once.
 
 use super::radix_key::sealed::Bits;
 use super::radix_key::{BUCKETS, DIGIT_BITS};
@@ -30,9 +35,6 @@ const BLOCKS_PER_THREAD: usize = 4;
 /// The fewest items a block of a split has.
 const MIN_BLOCK: usize = 1 << 12;
 
-/// The count of each digit in one block.
-type Counts = [usize; BUCKETS];
-
 /// Sorts `items` by `key`, stable, on the current pool.
 pub(crate) fn sort_by_bits<T: Send, B: Bits>(items: &mut [T], key: &(impl Fn(&T) -> B + Sync)) {
     let n = items.len();
@@ -40,9 +42,12 @@ pub(crate) fn sort_by_bits<T: Send, B: Bits>(items: &mut [T], key: &(impl Fn(&T)
         return;
     }
     let mut scratch: Vec<T> = Vec::with_capacity(n);
+    let scratch = &mut scratch.spare_capacity_mut()[..n];
+    #[cfg(target_os = "linux")]
+    super::huge_pages::advise_huge(scratch);
     let lent = Lent {
         items: Disjoint::new(items),
-        scratch: Disjoint::new(&mut scratch.spare_capacity_mut()[..n]),
+        scratch: Disjoint::new(scratch),
     };
     let whole = Part {
         range: 0..n,
@@ -92,7 +97,10 @@ unsafe fn split<T: Send, B: Bits>(
     let blocks = (width * BLOCKS_PER_THREAD).min(n / MIN_BLOCK).max(1);
     let block_len = n.div_ceil(blocks);
     let first = key(&here[0]);
-    let guess = hint.saturating_sub(DIGIT_BITS);
+    let sampled = (0..SAMPLES)
+        .map(|i| key(&here[i * (n - 1) / (SAMPLES - 1)]).xor(first))
+        .fold(B::ZERO, B::or);
+    let guess = Digit::first(sampled.highest_bit().map_or(1, |bit| bit + 1).min(hint));
     let tallies: Vec<Tally<B>> = ChunksMut::new(here, block_len)
         .with_max_len(1)
         .map(|block| count(block, key, first, guess))
@@ -114,27 +122,18 @@ unsafe fn split<T: Send, B: Bits>(
         "par_radix_sort: the key function gave an item another key than before \
          (expected the same key at every call)"
     );
-    let shift = (top + 1).saturating_sub(DIGIT_BITS);
-    let counts: Vec<Counts> = if shift == guess {
+    let digit = Digit::first(top + 1);
+    let counts: Vec<Vec<usize>> = if digit == guess {
         tallies.into_iter().map(|t| t.counts).collect()
     } else {
-        ChunksMut::new(here, block_len)
-            .with_max_len(1)
-            .map(|block| count(block, key, first, shift).counts)
-            .collect()
+        count_blocks(here, block_len, key, digit)
     };
-    let (offsets, starts) = scan_counts(&counts);
-    let to = Disjoint::new(&mut *there);
-    ChunksMut::new(here, block_len)
-        .with_max_len(1)
-        .enumerate()
-        .for_each(|(b, block)| {
-            let mut at = offsets[b];
-            let end = std::array::from_fn(|d| at[d] + counts[b][d]);
-            // SAFETY: block `b`'s items of digit `d` go to `at[d]..end[d]` of the other
-            // side, a range no other block writes (`scan_counts`).
-            unsafe { scatter(block, to.as_mut_ptr().cast(), &mut at, &end, key, shift) }
-        });
+    if digit.shift == 0 {
+        // SAFETY: the part is this call's alone, its items where it says (contract).
+        unsafe { sort_by_passes(lent, part, key, counts, block_len, top + 1) };
+        return;
+    }
+    let starts = scatter_blocks(here, there, block_len, &counts, key, digit);
     // Every item is on the other side now, in buckets at these bounds in the lent slices.
     let starts: Vec<usize> = starts.iter().map(|s| part.range.start + s).collect();
     let buckets_in_scratch = !part.in_scratch;
@@ -160,7 +159,7 @@ unsafe fn split<T: Send, B: Bits>(
         let len = starts[d + 1] - starts[d];
         if width > 1 && len > share && len >= MIN_BLOCK {
             // SAFETY: bucket `d` is this call's alone, now and in the recursion.
-            unsafe { split(lent, bucket(d), key, shift, width) };
+            unsafe { split(lent, bucket(d), key, digit.shift, width) };
         } else {
             rest.push(d);
         }
@@ -168,9 +167,172 @@ unsafe fn split<T: Send, B: Bits>(
     rest.sort_unstable_by_key(|&d| std::cmp::Reverse(starts[d + 1] - starts[d]));
     rest.par_iter().with_max_len(1).for_each(|&d| {
         // SAFETY: bucket `d` is claimed by this task alone.
-        unsafe { split(lent, bucket(d), key, shift, 1) };
+        unsafe { split(lent, bucket(d), key, digit.shift, 1) };
     });
     drop(restore);
+}
+
+/// Keys a split samples to guess which digit to count first.
+const SAMPLES: usize = 64;
+/// A split whose keys vary in at most this many bits sorts them by least-significant-digit
+/// passes over all its items, [`LSD_DIGIT_BITS`] bits or fewer a pass: two passes finish
+/// it, where a split by the top 8 bits leaves each bucket to sort by more passes.
+const LSD_MOST_BITS: u32 = 2 * LSD_DIGIT_BITS;
+/// The widest digit of a pass over a whole part: 2,048 counts a block, and as many places
+/// a scatter writes to at once.
+const LSD_DIGIT_BITS: u32 = 11;
+
+/// The bits a split or pass orders by: `bits` bits from bit `shift` up.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Digit {
+    shift: u32,
+    bits: u32,
+}
+
+impl Digit {
+    /// The first digit to sort keys that vary in their lowest `varying` bits (at least
+    /// one) by: the lowest of the fewest equal digits that cover them if they are at most
+    /// [`LSD_MOST_BITS`], else the top [`DIGIT_BITS`] of them.
+    fn first(varying: u32) -> Digit {
+        if varying <= LSD_MOST_BITS {
+            let passes = varying.div_ceil(LSD_DIGIT_BITS);
+            Digit {
+                shift: 0,
+                bits: varying.div_ceil(passes),
+            }
+        } else {
+            Digit {
+                shift: varying - DIGIT_BITS,
+                bits: DIGIT_BITS,
+            }
+        }
+    }
+
+    /// How many values the digit has.
+    fn buckets(self) -> usize {
+        1 << self.bits
+    }
+
+    /// The digit of `key`.
+    #[inline(always)]
+    fn of<B: Bits>(self, key: B) -> usize {
+        key.bits_from(self.shift) & (self.buckets() - 1)
+    }
+}
+
+/// Sorts `part` of `lent`, whose keys agree above their lowest `varying` bits (at most
+/// [`LSD_MOST_BITS`]), into the items by one pass over all of it per digit from the
+/// lowest (the digits of [`Digit::first`]), each pass counted and scattered by blocks of
+/// `block_len` in parallel; `counts` are the blocks' counts of the first digit.
+///
+/// # Safety
+/// `part.range` is lent to this call alone, and its items are where `part` says.
+unsafe fn sort_by_passes<T: Send, B: Bits>(
+    lent: &Lent<'_, T>,
+    part: Part<'_>,
+    key: &(impl Fn(&T) -> B + Sync),
+    mut counts: Vec<Vec<usize>>,
+    block_len: usize,
+    varying: u32,
+) {
+    let mut digit = Digit::first(varying);
+    let n = part.range.len();
+    // SAFETY: the part is this call's alone, its items where it says (contract). Dropped,
+    // also on unwinding, the bucket moves its items to the items from the side they are.
+    let mut bucket = unsafe { Bucket::new(lent, part) };
+    loop {
+        let (here, there) = bucket.here_and_there();
+        // SAFETY: the bucket's `n` items are at `here`, its other `n` slots at `there`,
+        // both its own (`Bucket::new`).
+        let (here, there) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(here, n),
+                std::slice::from_raw_parts_mut(there.cast::<MaybeUninit<T>>(), n),
+            )
+        };
+        scatter_blocks(here, there, block_len, &counts, key, digit);
+        bucket.in_scratch = !bucket.in_scratch;
+        digit.shift += digit.bits;
+        if digit.shift >= varying {
+            break;
+        }
+        let (here, _) = bucket.here_and_there();
+        // SAFETY: as above, the items now at the other side.
+        counts = count_blocks(
+            unsafe { std::slice::from_raw_parts_mut(here, n) },
+            block_len,
+            key,
+            digit,
+        );
+    }
+    if bucket.in_scratch {
+        // SAFETY: the bucket's `n` items are in the scratch now, and both sides are its
+        // own (`Bucket::new`).
+        let (from, to) = unsafe {
+            (
+                Disjoint::new(std::slice::from_raw_parts_mut(bucket.scratch, n)),
+                std::slice::from_raw_parts_mut(bucket.items, n),
+            )
+        };
+        ChunksMut::new(to, block_len)
+            .with_max_len(1)
+            .enumerate()
+            .for_each(|(b, block)| {
+                // SAFETY: block `b`'s items are at the same offsets of the scratch, read
+                // by this task alone.
+                unsafe {
+                    ptr::copy_nonoverlapping(
+                        from.as_mut_ptr().add(b * block_len),
+                        block.as_mut_ptr(),
+                        block.len(),
+                    )
+                };
+            });
+        bucket.in_scratch = false;
+    }
+}
+
+/// Each block's (of `block_len` items of `items`) counts of `digit`, counted in parallel.
+fn count_blocks<T: Send, B: Bits>(
+    items: &mut [T],
+    block_len: usize,
+    key: &(impl Fn(&T) -> B + Sync),
+    digit: Digit,
+) -> Vec<Vec<usize>> {
+    ChunksMut::new(items, block_len)
+        .with_max_len(1)
+        .map(|block| {
+            let first = key(&block[0]);
+            count(block, key, first, digit).counts
+        })
+        .collect()
+}
+
+/// Copies each block (of `block_len` items of `here`, whose `digit` counts are `counts`)
+/// to `there`, in parallel: digit-major, every block's items of digit 0 in block order,
+/// then digit 1, ..., each block keeping its order (stable). Returns the digits' bounds in
+/// `there`.
+fn scatter_blocks<T: Send, B: Bits>(
+    here: &mut [T],
+    there: &mut [MaybeUninit<T>],
+    block_len: usize,
+    counts: &[Vec<usize>],
+    key: &(impl Fn(&T) -> B + Sync),
+    digit: Digit,
+) -> Vec<usize> {
+    let (offsets, starts) = scan_counts(counts, digit.buckets());
+    let to = Disjoint::new(there);
+    ChunksMut::new(here, block_len)
+        .with_max_len(1)
+        .enumerate()
+        .for_each(|(b, block)| {
+            let mut at = offsets[b].clone();
+            let end: Vec<usize> = at.iter().zip(&counts[b]).map(|(at, n)| at + n).collect();
+            // SAFETY: block `b`'s items of digit `d` go to `at[d]..end[d]` of `there`, a
+            // range no other block writes (`scan_counts`).
+            unsafe { scatter(block, to.as_mut_ptr().cast(), &mut at, &end, key, digit) }
+        });
+    starts
 }
 
 /// The part's items (on its side) and the other side's range, as slices of items.
@@ -206,29 +368,35 @@ unsafe fn sides<'a, T>(
 struct Tally<B> {
     /// The key bits that differ from the part's first key in some item.
     varying: B,
-    /// How many items have each digit at the pass's shift.
-    counts: Counts,
+    /// How many items have each value of the pass's digit.
+    counts: Vec<usize>,
     /// Whether the keys never decrease along the block, and its first and last key.
     ordered: bool,
     ends: (B, B),
 }
 
-/// One pass over `block`: its [`Tally`] at `shift`, against the part's `first` key. Four
+/// One pass over `block`: its [`Tally`] of `digit`, against the part's `first` key. Four
 /// counts, summed at the end: runs of one digit (skewed keys) would otherwise make each
 /// increment wait for the one before.
-fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, shift: u32) -> Tally<B> {
+fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, digit: Digit) -> Tally<B> {
+    let buckets = digit.buckets();
     let mut varying = B::ZERO;
-    let mut tallies = [[0; BUCKETS]; 4];
+    let mut tallies = vec![0; 4 * buckets];
+    let (t0, rest) = tallies.split_at_mut(buckets);
+    let (t1, rest) = rest.split_at_mut(buckets);
+    let (t2, t3) = rest.split_at_mut(buckets);
     let ends = (key(&block[0]), key(&block[block.len() - 1]));
     let mut previous = ends.0;
     let mut ordered = true;
     let mut quads = block.chunks_exact(4);
     for quad in &mut quads {
         let keys = [key(&quad[0]), key(&quad[1]), key(&quad[2]), key(&quad[3])];
-        for (tally, &k) in tallies.iter_mut().zip(&keys) {
-            varying = varying.or(k.xor(first));
-            tally[k.digit(shift)] += 1;
-        }
+        varying = varying.or(keys[0].xor(first)).or(keys[1].xor(first));
+        varying = varying.or(keys[2].xor(first)).or(keys[3].xor(first));
+        t0[digit.of(keys[0])] += 1;
+        t1[digit.of(keys[1])] += 1;
+        t2[digit.of(keys[2])] += 1;
+        t3[digit.of(keys[3])] += 1;
         ordered &= previous <= keys[0] && keys[0] <= keys[1] && keys[1] <= keys[2];
         ordered &= keys[2] <= keys[3];
         previous = keys[3];
@@ -238,11 +406,15 @@ fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, shift: u
         varying = varying.or(k.xor(first));
         ordered &= previous <= k;
         previous = k;
-        tallies[0][k.digit(shift)] += 1;
+        t0[digit.of(k)] += 1;
     }
+    for ((t0, t1), (t2, t3)) in t0.iter_mut().zip(&*t1).zip(t2.iter().zip(&*t3)) {
+        *t0 += t1 + t2 + t3;
+    }
+    tallies.truncate(buckets);
     Tally {
         varying,
-        counts: std::array::from_fn(|d| tallies.iter().map(|tally| tally[d]).sum()),
+        counts: tallies,
         ordered,
         ends,
     }
@@ -251,11 +423,11 @@ fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, shift: u
 /// Each block's write offsets (digit-major: every block's items of digit 0, in block
 /// order, then digit 1, ...: an exclusive scan of the counts), and the buckets' bounds.
 /// A few thousand additions: below what a region costs, so on this thread.
-fn scan_counts(counts: &[Counts]) -> (Vec<Counts>, Vec<usize>) {
-    let mut offsets: Vec<Counts> = vec![[0; BUCKETS]; counts.len()];
-    let mut starts = Vec::with_capacity(BUCKETS + 1);
+fn scan_counts(counts: &[Vec<usize>], buckets: usize) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let mut offsets: Vec<Vec<usize>> = vec![vec![0; buckets]; counts.len()];
+    let mut starts = Vec::with_capacity(buckets + 1);
     let mut sum = 0;
-    for d in 0..BUCKETS {
+    for d in 0..buckets {
         starts.push(sum);
         for (at, counts) in offsets.iter_mut().zip(counts) {
             at[d] = sum;
@@ -266,7 +438,7 @@ fn scan_counts(counts: &[Counts]) -> (Vec<Counts>, Vec<usize>) {
     (offsets, starts)
 }
 
-/// Copies each of `items` (bitwise) to `to + at[digit]`, advancing `at[digit]`.
+/// Copies each of `items` (bitwise) to `to + at[d]` for its digit `d`, advancing `at[d]`.
 ///
 /// # Panics
 /// If a digit has more items than `end` leaves room for: `key` gave an item another key
@@ -279,20 +451,20 @@ fn scan_counts(counts: &[Counts]) -> (Vec<Counts>, Vec<usize>) {
 unsafe fn scatter<T, B: Bits>(
     items: &[T],
     to: *mut T,
-    at: &mut Counts,
-    end: &Counts,
+    at: &mut [usize],
+    end: &[usize],
     key: &impl Fn(&T) -> B,
-    shift: u32,
+    digit: Digit,
 ) {
     for item in items {
-        let digit = key(item).digit(shift);
-        let slot = &mut at[digit];
+        let d = digit.of(key(item));
+        let slot = &mut at[d];
         assert!(
-            *slot < end[digit],
+            *slot < end[d],
             "par_radix_sort: the key function gave an item another key than before \
              (expected the same key at every call)"
         );
-        // SAFETY: below `end[digit]` (checked), in the range this digit may write (this
+        // SAFETY: below `end[d]` (checked), in the range this digit may write (this
         // function's contract).
         unsafe { ptr::copy_nonoverlapping(item, to.add(*slot), 1) };
         *slot += 1;
@@ -433,7 +605,10 @@ impl<'a, T> Bucket<'a, T> {
                     &mut at,
                     &end,
                     key,
-                    shift,
+                    Digit {
+                        shift,
+                        bits: DIGIT_BITS,
+                    },
                 )
             };
             self.in_scratch = !self.in_scratch;

@@ -29,7 +29,7 @@ pub(crate) mod sealed {
         fn order_bits(self) -> Self::Bits;
     }
 
-    /// The unsigned integers a key maps to: its digits are read `DIGIT_BITS` at a time.
+    /// The unsigned integers a key maps to, read a digit (a few bits) at a time.
     pub trait Bits: Copy + Eq + Ord + Send + Sync {
         /// The width in bits.
         const BITS: u32;
@@ -41,12 +41,17 @@ pub(crate) mod sealed {
         fn or(self, other: Self) -> Self;
         /// The index of the highest bit set, if any.
         fn highest_bit(self) -> Option<u32>;
+        /// The bits from bit `shift` up, as many as a `usize` holds.
+        fn bits_from(self, shift: u32) -> usize;
         /// The digit of `DIGIT_BITS` bits from bit `shift` up (fewer where the width ends).
-        fn digit(self, shift: u32) -> usize;
+        #[inline(always)]
+        fn digit(self, shift: u32) -> usize {
+            self.bits_from(shift) & (super::BUCKETS - 1)
+        }
     }
 }
 
-/// How many bits a digit of the radix sort has: 256 buckets a pass.
+/// How many bits a digit of a split or an in-cache pass has: 256 buckets.
 pub(crate) const DIGIT_BITS: u32 = 8;
 /// How many buckets a digit has.
 pub(crate) const BUCKETS: usize = 1 << DIGIT_BITS;
@@ -69,8 +74,8 @@ macro_rules! unsigned_bits {
                 self.checked_ilog2()
             }
             #[inline(always)]
-            fn digit(self, shift: u32) -> usize {
-                ((self >> shift) as usize) & (BUCKETS - 1)
+            fn bits_from(self, shift: u32) -> usize {
+                (self >> shift) as usize
             }
         }
     )*};
