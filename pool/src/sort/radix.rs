@@ -321,6 +321,12 @@ fn scatter_blocks<T: Send, B: Bits>(
     digit: Digit,
 ) -> Vec<usize> {
     let (offsets, starts) = scan_counts(counts, digit.buckets());
+    assert!(
+        starts[digit.buckets()] <= there.len(),
+        "par_radix_sort: counts of {} items for {} places",
+        starts[digit.buckets()],
+        there.len()
+    );
     let to = Disjoint::new(there);
     ChunksMut::new(here, block_len)
         .with_max_len(1)
@@ -329,7 +335,7 @@ fn scatter_blocks<T: Send, B: Bits>(
             let mut at = offsets[b].clone();
             let end: Vec<usize> = at.iter().zip(&counts[b]).map(|(at, n)| at + n).collect();
             // SAFETY: block `b`'s items of digit `d` go to `at[d]..end[d]` of `there`, a
-            // range no other block writes (`scan_counts`).
+            // range no other block writes (`scan_counts`), inside it (asserted above).
             unsafe { scatter(block, to.as_mut_ptr().cast(), &mut at, &end, key, digit) }
         });
     starts
