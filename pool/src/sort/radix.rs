@@ -98,7 +98,7 @@ unsafe fn split<T: Send, B: Bits>(
     let block_len = n.div_ceil(blocks);
     let first = key(&here[0]);
     let sampled = (0..SAMPLES)
-        .map(|i| key(&here[i * (n - 1) / (SAMPLES - 1)]).xor(first))
+        .map(|i| key(&here[(n - 1) / (SAMPLES - 1) * i]).xor(first))
         .fold(B::ZERO, B::or);
     let guess = Digit::first(sampled.highest_bit().map_or(1, |bit| bit + 1).min(hint));
     let tallies: Vec<Tally<B>> = ChunksMut::new(here, block_len)
@@ -194,6 +194,7 @@ impl Digit {
     /// one) by: the lowest of the fewest equal digits that cover them if they are at most
     /// [`LSD_MOST_BITS`], else the top [`DIGIT_BITS`] of them.
     fn first(varying: u32) -> Digit {
+        debug_assert!(varying > 0, "no bits vary: nothing to sort by");
         if varying <= LSD_MOST_BITS {
             let passes = varying.div_ceil(LSD_DIGIT_BITS);
             Digit {
@@ -257,7 +258,8 @@ unsafe fn sort_by_passes<T: Send, B: Bits>(
             break;
         }
         let (here, _) = bucket.here_and_there();
-        // SAFETY: as above, the items now at the other side.
+        // SAFETY: as above, the items now at the other side: the scatter wrote each of
+        // its places once (`scatter_blocks`).
         counts = count_blocks(
             unsafe { std::slice::from_raw_parts_mut(here, n) },
             block_len,
@@ -311,7 +313,13 @@ fn count_blocks<T: Send, B: Bits>(
 /// Copies each block (of `block_len` items of `here`, whose `digit` counts are `counts`)
 /// to `there`, in parallel: digit-major, every block's items of digit 0 in block order,
 /// then digit 1, ..., each block keeping its order (stable). Returns the digits' bounds in
-/// `there`.
+/// `there`; every place of `there[..here.len()]` is written once.
+///
+/// # Panics
+/// If the counts are not the blocks' (their total not `here`'s length, or a digit of a
+/// block with more items than counted: the key function gave an item another key than
+/// when it was counted), or `there` is shorter than `here`. Nothing is written out of
+/// `there`'s bounds first.
 fn scatter_blocks<T: Send, B: Bits>(
     here: &mut [T],
     there: &mut [MaybeUninit<T>],
@@ -322,10 +330,15 @@ fn scatter_blocks<T: Send, B: Bits>(
 ) -> Vec<usize> {
     let (offsets, starts) = scan_counts(counts, digit.buckets());
     assert!(
-        starts[digit.buckets()] <= there.len(),
-        "par_radix_sort: counts of {} items for {} places",
+        here.len() <= there.len(),
+        "par_radix_sort: a scatter with too few places"
+    );
+    // With each block's digits bounded by their counts (`scatter`), a total of `here`'s
+    // length leaves each block's counts summing to its length: every place gets an item.
+    assert_eq!(
         starts[digit.buckets()],
-        there.len()
+        here.len(),
+        "par_radix_sort: counts of another number of items than the scatter's"
     );
     let to = Disjoint::new(there);
     ChunksMut::new(here, block_len)
@@ -335,7 +348,8 @@ fn scatter_blocks<T: Send, B: Bits>(
             let mut at = offsets[b].clone();
             let end: Vec<usize> = at.iter().zip(&counts[b]).map(|(at, n)| at + n).collect();
             // SAFETY: block `b`'s items of digit `d` go to `at[d]..end[d]` of `there`, a
-            // range no other block writes (`scan_counts`), inside it (asserted above).
+            // range no other block writes (`scan_counts`), inside it (the total asserted
+            // above, the sums checked).
             unsafe { scatter(block, to.as_mut_ptr().cast(), &mut at, &end, key, digit) }
         });
     starts
@@ -437,7 +451,7 @@ fn scan_counts(counts: &[Vec<usize>], buckets: usize) -> (Vec<Vec<usize>>, Vec<u
         starts.push(sum);
         for (at, counts) in offsets.iter_mut().zip(counts) {
             at[d] = sum;
-            sum += counts[d];
+            sum = usize::checked_add(sum, counts[d]).expect("par_radix_sort: counts overflow");
         }
     }
     starts.push(sum);
@@ -504,8 +518,9 @@ impl<T> Drop for Restore<'_, '_, T> {
     }
 }
 
-/// A bucket being sorted in cache: its items in the items or in the scratch. Dropped, on
-/// return or unwinding, it moves them to the items and marks them landed.
+/// A bucket (sorted in cache) or a part (sorted by passes over all of it) being sorted:
+/// its items in the items or in the scratch. Dropped, on return or unwinding, it moves
+/// them to the items and marks them landed.
 struct Bucket<'a, T> {
     items: *mut T,
     scratch: *mut T,
