@@ -1,7 +1,8 @@
 //! The radix sort (`par_radix_sort`, `par_radix_sort_by_key`): stable, by the key's bits.
 //!
-//! A split first counts, per block, which key bits vary (a sample of 64 keys guesses them,
-//! so the same pass counts the first digit). Keys that vary in at most 22 bits are sorted
+//! Input over 1 MiB in order already is left as it is (`in_order.rs`). A split first counts, per
+//! block, which key bits vary (a sample of 64 keys guesses them, so the same pass counts
+//! the first digit). Keys that vary in at most 22 bits are sorted
 //! by least-significant-digit passes over all of the split's items, two digits of up to 11
 //! bits (one if the keys vary in at most 11): each pass a count per block, an exclusive
 //! scan of the counts into each block's write offsets, and a scatter between the slice and
@@ -39,6 +40,12 @@ const MIN_BLOCK: usize = 1 << 12;
 pub(crate) fn sort_by_bits<T: Send, B: Bits>(items: &mut [T], key: &(impl Fn(&T) -> B + Sync)) {
     let n = items.len();
     if n < 2 || size_of::<T>() == 0 {
+        return;
+    }
+    // A slice that fits in cache is sorted as a bucket, whose first pass finds the order.
+    if std::mem::size_of_val(items) > IN_CACHE_BYTES
+        && super::in_order::holds(items, &|a, b| key(a) <= key(b))
+    {
         return;
     }
     let mut scratch: Vec<T> = Vec::with_capacity(n);
@@ -106,13 +113,8 @@ unsafe fn split<T: Send, B: Bits>(
         .map(|block| count(block, key, first, guess))
         .collect();
     let varying = tallies.iter().fold(B::ZERO, |mask, t| mask.or(t.varying));
-    let in_order = tallies.iter().all(|t| t.ordered)
-        && tallies
-            .windows(2)
-            .all(|pair| pair[0].ends.1 <= pair[1].ends.0);
-    let top = varying.highest_bit().filter(|_| !in_order);
-    let Some(top) = top else {
-        // Every key equal, or the keys in order already.
+    let Some(top) = varying.highest_bit() else {
+        // Every key equal.
         // SAFETY: the part's alone, its items where it says.
         drop(unsafe { Bucket::new(lent, part) });
         return;
@@ -390,9 +392,6 @@ struct Tally<B> {
     varying: B,
     /// How many items have each value of the pass's digit.
     counts: Vec<usize>,
-    /// Whether the keys never decrease along the block, and its first and last key.
-    ordered: bool,
-    ends: (B, B),
 }
 
 /// One pass over `block`: its [`Tally`] of `digit`, against the part's `first` key. Four
@@ -405,9 +404,6 @@ fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, digit: D
     let (t0, rest) = tallies.split_at_mut(buckets);
     let (t1, rest) = rest.split_at_mut(buckets);
     let (t2, t3) = rest.split_at_mut(buckets);
-    let ends = (key(&block[0]), key(&block[block.len() - 1]));
-    let mut previous = ends.0;
-    let mut ordered = true;
     let mut quads = block.chunks_exact(4);
     for quad in &mut quads {
         let keys = [key(&quad[0]), key(&quad[1]), key(&quad[2]), key(&quad[3])];
@@ -417,15 +413,10 @@ fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, digit: D
         t1[digit.of(keys[1])] += 1;
         t2[digit.of(keys[2])] += 1;
         t3[digit.of(keys[3])] += 1;
-        ordered &= previous <= keys[0] && keys[0] <= keys[1] && keys[1] <= keys[2];
-        ordered &= keys[2] <= keys[3];
-        previous = keys[3];
     }
     for item in quads.remainder() {
         let k = key(item);
         varying = varying.or(k.xor(first));
-        ordered &= previous <= k;
-        previous = k;
         t0[digit.of(k)] += 1;
     }
     for ((t0, t1), (t2, t3)) in t0.iter_mut().zip(&*t1).zip(t2.iter().zip(&*t3)) {
@@ -435,8 +426,6 @@ fn count<T, B: Bits>(block: &mut [T], key: &impl Fn(&T) -> B, first: B, digit: D
     Tally {
         varying,
         counts: tallies,
-        ordered,
-        ends,
     }
 }
 

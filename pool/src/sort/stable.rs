@@ -1,4 +1,5 @@
-//! The stable comparison sort (`par_sort` and its `_by`/`_by_key` forms): one run per
+//! The stable comparison sort (`par_sort` and its `_by`/`_by_key` forms): input in order
+//! already is found by one pass shared among the threads and left as it is; else one run per
 //! thread (rounded up to a power of two) sorted by `std`'s stable sort in parallel, then
 //! rounds of pairwise merges. Each merge is cut into pieces of about equal output, the
 //! cuts found by binary search on this thread before the region (so no item is read by
@@ -34,6 +35,9 @@ where
     };
     if width == 1 {
         items.sort_by(compare);
+        return;
+    }
+    if super::in_order::holds(items, &|a, b| compare(a, b) != Ordering::Greater) {
         return;
     }
     let runs = width.next_power_of_two();

@@ -59,7 +59,8 @@ where
 /// `part` whole if too short to be worth cutting. Empty sides left out.
 fn cut_at_pivot<'a, T, F>(part: &'a mut [T], compare: &F) -> Vec<&'a mut [T]>
 where
-    F: Fn(&T, &T) -> Ordering,
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
 {
     if part.len() < PARALLEL_FROM {
         return vec![part];
@@ -112,16 +113,18 @@ where
 }
 
 /// Whether `items` are sorted already, or in reverse (then reversed here: unstable, so
-/// equal items may swap). One pass, stopped at the first item out of both orders; a cut
-/// would scatter the ordered runs that `std`'s sort finishes in one pass.
+/// equal items may swap). One pass shared among the threads (`in_order::holds`) for each
+/// order, stopped at the first pair out of it; a cut would scatter the ordered runs that
+/// `std`'s sort finishes in one pass.
 fn in_order<T, F>(items: &mut [T], compare: &F) -> bool
 where
-    F: Fn(&T, &T) -> Ordering,
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
 {
-    if items.is_sorted_by(|a, b| compare(a, b) != Ordering::Greater) {
+    if super::in_order::holds(items, &|a, b| compare(a, b) != Ordering::Greater) {
         return true;
     }
-    if items.is_sorted_by(|a, b| compare(a, b) != Ordering::Less) {
+    if super::in_order::holds(items, &|a, b| compare(a, b) != Ordering::Less) {
         items.reverse();
         return true;
     }
