@@ -479,15 +479,16 @@ fn a_million_items_sort_like_std() {
     );
 }
 
-/// Input in order (or in reverse) but for one pair of neighbours, at the start, where the
-/// two threads' halves meet (found only by the check across chunks), or at the end: no
-/// sort may take it for sorted. Enough items that the check is shared between threads.
+/// Input in order (or in reverse) but for one pair of neighbours, at the start, inside the
+/// first thread's half, where the two halves meet (found only by the check across
+/// chunks), or at the end: no sort may take it for sorted. Enough items that the check
+/// is shared between threads.
 #[test]
 fn input_in_order_but_for_one_pair_is_sorted() {
     let pool = pool(2);
     let n = 200_000;
     let ascending: Vec<u128> = (0..n as u128).map(|i| i << 64 | i).collect();
-    for at in [0, n / 2 - 1, n - 2] {
+    for at in [0, n / 4, n / 2 - 1, n - 2] {
         for order in ["ascending", "descending"] {
             let mut input = ascending.clone();
             if order == "descending" {

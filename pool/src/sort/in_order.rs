@@ -12,8 +12,8 @@ const PARALLEL_FROM: usize = 1 << 17;
 
 /// Whether `in_order(a, b)` holds for every two neighbouring items of `items`: the first
 /// [`FIRST_LOOK`] on the caller, then, from [`PARALLEL_FROM`] items, one chunk per thread
-/// in parallel (each stops at its first pair out of order, and the region at the first
-/// chunk that finds one) and the pairs across chunks; below, the rest on the caller.
+/// in parallel (each stops at its first pair out of order) and the pairs across chunks;
+/// below, the whole slice on the caller.
 pub(crate) fn holds<T: Send>(items: &mut [T], in_order: &(impl Fn(&T, &T) -> bool + Sync)) -> bool {
     let n = items.len();
     if !items[..n.min(FIRST_LOOK)].is_sorted_by(in_order) {

@@ -1,6 +1,6 @@
 //! The radix sort (`par_radix_sort`, `par_radix_sort_by_key`): stable, by the key's bits.
 //!
-//! Input over 1 MiB in order already is left as it is (`in_order.rs`). A split first counts, per
+//! A part over 1 MiB in order already is left as it is (`in_order.rs`). A split first counts, per
 //! block, which key bits vary (a sample of 64 keys guesses them, so the same pass counts
 //! the first digit). Keys that vary in at most 22 bits are sorted
 //! by least-significant-digit passes over all of the split's items, two digits of up to 11
@@ -40,12 +40,6 @@ const MIN_BLOCK: usize = 1 << 12;
 pub(crate) fn sort_by_bits<T: Send, B: Bits>(items: &mut [T], key: &(impl Fn(&T) -> B + Sync)) {
     let n = items.len();
     if n < 2 || size_of::<T>() == 0 {
-        return;
-    }
-    // A slice that fits in cache is sorted as a bucket, whose first pass finds the order.
-    if std::mem::size_of_val(items) > IN_CACHE_BYTES
-        && super::in_order::holds(items, &|a, b| key(a) <= key(b))
-    {
         return;
     }
     let mut scratch: Vec<T> = Vec::with_capacity(n);
@@ -101,6 +95,11 @@ unsafe fn split<T: Send, B: Bits>(
     }
     // SAFETY: the part's range is this call's alone, and its items are on that side.
     let (here, there) = unsafe { sides(lent, &part) };
+    if super::in_order::holds(here, &|a, b| key(a) <= key(b)) {
+        // SAFETY: the part's alone, its items where it says.
+        drop(unsafe { Bucket::new(lent, part) });
+        return;
+    }
     let blocks = (width * BLOCKS_PER_THREAD).min(n / MIN_BLOCK).max(1);
     let block_len = n.div_ceil(blocks);
     let first = key(&here[0]);
