@@ -8,6 +8,7 @@ use crate::limits::MAX_WIDTH;
 use crate::place::{PlaceHook, Placement};
 use crate::pool::Pool;
 use crate::shared::ThreadStart;
+use crate::signal::{SlotCounts, JOIN_SLOTS_PER_THREAD};
 use crate::spin::SpinLimits;
 use crate::sync::Arc;
 use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy, Place};
@@ -95,6 +96,8 @@ pub struct PoolBuilder {
     wide_workers: Option<usize>,
     spin_us: Option<u32>,
     in_flight: Option<usize>,
+    /// Slots kept for joins' offers per thread (tests set it; else `JOIN_SLOTS_PER_THREAD`).
+    join_slots_per_thread: Option<usize>,
     recheck_ms: Option<u32>,
     on_reading: Option<ReadingHook>,
     best_effort: bool,
@@ -218,6 +221,14 @@ impl PoolBuilder {
     /// [`MAX_WIDTH`].
     pub fn max_in_flight(mut self, dispatches: usize) -> Self {
         self.in_flight = Some(dispatches);
+        self
+    }
+
+    /// Keeps `slots` slots per thread for joins' offers (a test's pool whose joins hold the
+    /// dispatches' slots: none).
+    #[cfg(all(test, not(rayforce_loom)))]
+    pub(crate) fn join_slots_per_thread(mut self, slots: usize) -> Self {
+        self.join_slots_per_thread = Some(slots);
         self
     }
 
@@ -349,7 +360,10 @@ impl PoolBuilder {
             self.on_reading,
         );
         let limits = SpinLimits::new(spin_us, cpus);
-        let slots = self.in_flight.unwrap_or(wide_width).max(1);
+        let slots = SlotCounts {
+            dispatches: self.in_flight.unwrap_or(wide_width).max(1),
+            joins: self.join_slots_per_thread.unwrap_or(JOIN_SLOTS_PER_THREAD) * wide_width,
+        };
         let place = self.place.unwrap_or_else(|| tunables.place());
         #[cfg(target_os = "linux")]
         let (on_start, placement) = placed(place, self.on_place, self.on_start);

@@ -5,7 +5,7 @@
 
 use crate::fork_gate::{self, Passage};
 use crate::shared::{Shared, ThreadStart};
-use crate::signal::Signal;
+use crate::signal::{Signal, SlotCounts};
 use crate::spin::SpinLimits;
 use crate::stats::StartFailure;
 use crate::sync::{self, thread, unmodeled, Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
@@ -35,11 +35,11 @@ pub(crate) struct Crew {
 }
 
 impl Crew {
-    /// A crew of `helpers` helpers for the current fork generation, sharing `slots` slots
-    /// (dispatches in flight at once) with the callers.
+    /// A crew of `helpers` helpers for the current fork generation, sharing `slots` (for
+    /// dispatches in flight at once and joins' offers) with the callers.
     pub(crate) fn start(
         helpers: usize,
-        slots: usize,
+        slots: SlotCounts,
         limits: SpinLimits,
         generation: u64,
         active_helpers: usize,

@@ -272,6 +272,7 @@ struct Stack {
     frames: [Cell<*const Frame<'static>>; MAX_FRAMES],
     /// Joins until the next look for idle threads (`offering.rs`).
     joins_to_look: Cell<u32>,
+
     /// Joins between looks, paced by how far apart this thread's joins come.
     joins_per_look: Cell<u32>,
     /// The clock at the last look that found a thread idle (0: none yet), and the looks
@@ -402,7 +403,7 @@ impl Stack {
             return;
         }
         let Some(slot) = signal
-            .own_slot()
+            .own_join_slot()
             .or_else(|| self.free_offers(shared, false))
         else {
             return;
@@ -657,7 +658,12 @@ mod tests {
     fn a_dispatch_waiting_for_a_slot_runs_a_standing_offer() {
         // Both slots held (the outer offer, taken; the standing one), the helper busy: a
         // dispatch from another thread waits for a slot, and meanwhile runs the half.
-        let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
+        let pool = Pool::builder()
+            .workers(2)
+            .spin_us(10_000)
+            .join_slots_per_thread(0)
+            .build()
+            .unwrap();
         let (mut busy, mut by_waiter) = (0, 0);
         for _ in 0..10 {
             let posted = AtomicBool::new(false);

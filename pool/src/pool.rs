@@ -17,6 +17,7 @@ use crate::place::Placement;
 use crate::region::{Claims, Forked, Region};
 use crate::scope::{reclaim_slots, scope_in};
 use crate::shared::{Shared, ThreadStart};
+use crate::signal::SlotCounts;
 use crate::site_rate::Site;
 use crate::slot::SignalState;
 use crate::spin::SpinLimits;
@@ -43,8 +44,8 @@ pub struct Pool {
     active: AtomicU64,
     /// How the widths follow the machine.
     follow: Follow,
-    /// Dispatches that may be in flight at once (the signal's slots).
-    slots: usize,
+    /// The signal's slots: dispatches that may be in flight at once, and joins' offers.
+    slots: SlotCounts,
     limits: SpinLimits,
     on_start: Option<ThreadStart>,
     /// Where helpers are pinned, when placement is on (`place.rs`).
@@ -65,7 +66,7 @@ impl std::fmt::Debug for Pool {
         f.debug_struct("Pool")
             .field("width", &self.width())
             .field("wide_width", &self.wide_width())
-            .field("max_in_flight", &self.slots)
+            .field("max_in_flight", &self.slots.dispatches)
             .finish_non_exhaustive()
     }
 }
@@ -75,7 +76,7 @@ impl Pool {
     /// the widths were set explicitly and do not follow readings.
     pub(crate) fn start(
         (width, wide_width, fixed): (usize, usize, bool),
-        slots: usize,
+        slots: SlotCounts,
         limits: SpinLimits,
         follow: Follow,
         on_start: Option<ThreadStart>,

@@ -37,8 +37,27 @@ pub(crate) enum Wait {
     Shutdown,
 }
 
+/// Slots kept for joins' offers per thread of the pool, beyond the dispatches'. A taken
+/// offer holds its slot until its half ends, and its taker's own offers (taken back by
+/// the joiner while it waits) hold more: with only the dispatches' (one per thread),
+/// two threads that took each other's halves had no slot left to offer a third, and a
+/// quicksort's last 60% ran on one thread. None under loom: its models keep the slots
+/// they name.
+pub(crate) const JOIN_SLOTS_PER_THREAD: usize = if cfg!(rayforce_loom) { 0 } else { 4 };
+
+/// How many slots a signal has: one per dispatch that may be in flight, and those kept
+/// for joins' offers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SlotCounts {
+    pub(crate) dispatches: usize,
+    pub(crate) joins: usize,
+}
+
 pub(crate) struct Signal {
+    /// The dispatches' slots first, then those kept for joins' offers.
     slots: Box<[Slot]>,
+    /// How many of `slots` dispatches own: the rest only joins' offers do.
+    dispatch_slots: usize,
     /// Helpers blocked (or about to block) in `sleep`. Its own line: every post reads it,
     /// and it changes only when a helper falls asleep or wakes.
     sleepers: CachePadded<AtomicUsize>,
@@ -82,11 +101,15 @@ struct WakeTimes {
 }
 
 impl Signal {
-    /// A signal with `slots` slots (that many dispatches can be in flight at once), whose
-    /// helpers up to `active_helpers` take permits.
-    pub(crate) fn new(limits: SpinLimits, slots: usize, active_helpers: usize) -> Signal {
+    /// A signal with `slots` (as many dispatches can be in flight at once, at least one),
+    /// whose helpers up to `active_helpers` take permits.
+    pub(crate) fn new(limits: SpinLimits, slots: SlotCounts, active_helpers: usize) -> Signal {
+        let dispatch_slots = slots.dispatches.max(1);
         Signal {
-            slots: (0..slots.max(1)).map(|_| Slot::new()).collect(),
+            slots: (0..dispatch_slots + slots.joins)
+                .map(|_| Slot::new())
+                .collect(),
+            dispatch_slots,
             sleepers: CachePadded::new(AtomicUsize::new(0)),
             spinners: CachePadded::new(AtomicUsize::new(0)),
             join_waiters: CachePadded::new(AtomicUsize::new(0)),
@@ -118,8 +141,24 @@ impl Signal {
     /// dispatch in flight (an operation then runs its items inline).
     #[inline]
     pub(crate) fn own_slot(&self) -> Option<usize> {
+        Self::own_among(&self.slots[..self.dispatch_slots])
+    }
+
+    /// A free slot for a join's offer, now owned by the joiner: one kept for joins if any
+    /// is free, else a dispatches' one; `None` when every slot is owned.
+    #[inline]
+    pub(crate) fn own_join_slot(&self) -> Option<usize> {
+        let dispatch_slots = self.dispatch_slots;
+        Self::own_among(&self.slots[dispatch_slots..])
+            .map(|slot| dispatch_slots + slot)
+            .or_else(|| self.own_slot())
+    }
+
+    /// The index in `slots` of a free one, now owned.
+    #[inline]
+    fn own_among(slots: &[Slot]) -> Option<usize> {
         // Looks before it takes: a CAS on an owned slot would take its line for nothing.
-        self.slots.iter().position(|s| !s.is_owned() && s.try_own())
+        slots.iter().position(|s| !s.is_owned() && s.try_own())
     }
 
     /// Who is idle, for an operation inside a task: a helper spinning or a joiner waiting
@@ -746,5 +785,31 @@ impl Signal {
         let _guard = sync::lock(&self.lock);
         self.helpers.notify_all();
         self.parked.notify_all();
+    }
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_own_their_kept_slots_first_and_dispatches_never_own_them() {
+        let limits = SpinLimits {
+            ceiling_ns: 0,
+            cpus: 1,
+        };
+        let slots = SlotCounts {
+            dispatches: 2,
+            joins: 2,
+        };
+        let signal = Signal::new(limits, slots, 1);
+        assert_eq!(signal.own_join_slot(), Some(2), "a kept slot first");
+        assert_eq!(signal.own_slot(), Some(0));
+        assert_eq!(signal.own_join_slot(), Some(3));
+        assert_eq!(signal.own_join_slot(), Some(1), "then a dispatches' one");
+        assert_eq!(signal.own_join_slot(), None);
+        signal.slot(3).release();
+        assert_eq!(signal.own_slot(), None, "a dispatch never owns a kept slot");
+        assert_eq!(signal.own_join_slot(), Some(3));
     }
 }

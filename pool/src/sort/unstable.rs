@@ -1,21 +1,23 @@
-//! The unstable comparison sort (`par_sort_unstable` and its `_by`/`_by_key` forms): the
-//! slice is cut around pivots (each the median of a sample, by `std`'s
-//! `select_nth_unstable_by`; one pass of swaps without a branch on the comparison) into
-//! two parts per thread, a region per round of cuts, then the parts are sorted by `std`'s
-//! `sort_unstable_by` in one region, claimed one at a time, the costliest first (by
-//! length and the distinct keys of a sample: a part of many equal keys sorts fast), and
-//! a thread that finishes its part takes another's. Where a pivot is a frequent key, its
-//! copies (which need no sorting) are gathered beside it. Every step moves items by
-//! swaps, so a panicking comparator leaves a permutation of the input.
+//! The unstable comparison sort (`par_sort_unstable` and its `_by`/`_by_key` forms): a
+//! quicksort by `join`. A part is cut around a pivot (the median of a sample, by `std`'s
+//! `select_nth_unstable_by`; one pass of swaps without a branch on the comparison), and
+//! the two sides are sorted by `join`, so a thread that runs out of work takes the
+//! largest side another has not started; a part of at most a leaf's length (a
+//! [`LEAVES_PER_THREAD`]th of a thread's share) is sorted by `std`'s `sort_unstable_by`.
+//! Where a pivot is a frequent key, its copies (which need no sorting) are gathered beside
+//! it. Every step moves items by swaps, so a panicking comparator leaves a permutation of
+//! the input.
 
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Ordering;
 
 /// Below this many items the sort runs on the calling thread: `std`'s sort of them takes
 /// a few tens of microseconds, about what sharing a part with another thread costs.
 pub(crate) const PARALLEL_FROM: usize = 1 << 12;
-/// Parts the slice is cut into per thread.
-const PARTS_PER_THREAD: usize = 2;
+/// Leaves per thread: parts of this fraction of a thread's share are sorted by `std`'s
+/// sort. Parts of one length can differ several times in cost (a part of equal keys
+/// sorts fast), so a thread's share is many leaves: one left to the end holds back the
+/// others at most a sixteenth of the sort.
+const LEAVES_PER_THREAD: usize = 16;
 
 /// Sorts `items` by `compare`, unstable, on the current pool.
 pub(crate) fn sort_unstable_by<T, F>(items: &mut [T], compare: &F)
@@ -32,41 +34,45 @@ where
         items.sort_unstable_by(compare);
         return;
     }
-    if in_order(items, compare) {
-        return;
-    }
-    let mut parts: Vec<&mut [T]> = vec![items];
-    while parts.len() < PARTS_PER_THREAD * width {
-        let before = parts.len();
-        parts = parts
-            .into_par_iter()
-            .with_max_len(1)
-            .flat_map_iter(|part| cut_at_pivot(part, compare))
-            .collect();
-        if parts.len() <= before {
-            break; // nothing left worth cutting
-        }
-    }
-    parts.sort_by_cached_key(|part| Reverse(estimated_cost(part, compare)));
-    parts
-        .into_par_iter()
-        .with_max_len(1)
-        .for_each(|part| part.sort_unstable_by(compare));
+    // The first cut finds input in order already (`cut_at_pivot`): `leaf` is below its
+    // length.
+    let leaf = (items.len() / (width * LEAVES_PER_THREAD)).max(PARALLEL_FROM);
+    let bad_cuts = items.len().ilog2();
+    sort_by_cuts(items, compare, leaf, bad_cuts);
 }
 
-/// The items of `part` below a pivot (the median of a sample of [`PIVOT_SAMPLE`] items)
-/// and those above, the pivot (with its copies, if frequent) put in place between them;
-/// `part` whole if too short to be worth cutting. Empty sides left out.
-fn cut_at_pivot<'a, T, F>(part: &'a mut [T], compare: &F) -> Vec<&'a mut [T]>
+/// Sorts `part`: `std`'s sort if it is at most `leaf` long or `bad_cuts` cuts left less
+/// than an eighth on one side (as pdqsort falls back to heapsort, so a pivot sample
+/// that keeps misleading costs `std`'s `O(n log n)`, and the recursion is at most
+/// logarithmically deep); else cut at a pivot and its sides sorted by `join`.
+fn sort_by_cuts<T, F>(part: &mut [T], compare: &F, leaf: usize, bad_cuts: u32)
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    if part.len() < PARALLEL_FROM {
-        return vec![part];
+    if part.len() <= leaf || bad_cuts == 0 {
+        part.sort_unstable_by(compare);
+        return;
     }
+    let len = part.len();
+    let (below, above) = cut_at_pivot(part, compare);
+    let bad_cuts = bad_cuts - u32::from(below.len().min(above.len()) < len / 8);
+    crate::join(
+        || sort_by_cuts(below, compare, leaf, bad_cuts),
+        || sort_by_cuts(above, compare, leaf, bad_cuts),
+    );
+}
+
+/// The items of `part` below a pivot (the median of a sample of [`PIVOT_SAMPLE`] items)
+/// and those above, the pivot (with its copies, if frequent) put in place between them;
+/// two empty sides if `part` is in order already.
+fn cut_at_pivot<'a, T, F>(part: &'a mut [T], compare: &F) -> (&'a mut [T], &'a mut [T])
+where
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
+{
     if in_order(part, compare) {
-        return Vec::new(); // sorted already
+        return (&mut [], &mut []); // sorted already
     }
     for (k, i) in spread(part.len(), PIVOT_SAMPLE).enumerate() {
         part.swap(k, i);
@@ -79,37 +85,14 @@ where
     let frequent = is_frequent(part, below, compare);
     let (below, rest) = part.split_at_mut(below);
     let (pivot, above) = rest.split_first_mut().expect("the pivot is an item");
-    let above = if frequent {
+    if frequent {
         let copies = gather(above, 0..above.len(), |item| {
             compare(item, pivot) == Ordering::Equal
         });
-        &mut above[copies..]
+        (below, &mut above[copies..])
     } else {
-        above
-    };
-    [below, above]
-        .into_iter()
-        .filter(|side| !side.is_empty())
-        .collect()
-}
-
-/// Items sampled to estimate a part's cost.
-const COST_SAMPLE: usize = 32;
-
-/// What sorting `part` costs, roughly: its length times the log of how many distinct keys
-/// a sample of [`COST_SAMPLE`] items holds (parts of one length cost less the more equal
-/// keys they hold). Comparisons only: no item moves.
-fn estimated_cost<T, F>(part: &[T], compare: &F) -> usize
-where
-    F: Fn(&T, &T) -> Ordering,
-{
-    let mut sample: Vec<&T> = spread(part.len(), COST_SAMPLE).map(|i| &part[i]).collect();
-    sample.sort_unstable_by(|a, b| compare(a, b));
-    let distinct = 1 + sample
-        .windows(2)
-        .filter(|pair| compare(pair[0], pair[1]) != Ordering::Equal)
-        .count();
-    part.len() * (distinct.ilog2() as usize + 1)
+        (below, above)
+    }
 }
 
 /// Whether `items` are sorted already, or in reverse (then reversed here: unstable, so

@@ -3,11 +3,17 @@
 //! nobody), withdrawing leaves no permit behind, the caller wakes once the helper detaches,
 //! and a helper resized away takes no permit posted after the resize.
 
-use crate::signal::{Left, Signal, Wait};
+use crate::signal::{Left, Signal, SlotCounts, Wait};
 use crate::slot::SignalState;
 use crate::spin::{Gaps, SpinLimits};
 use crate::stats::Counters;
 use crate::sync::{thread, Arc, Condvar, Mutex};
+
+/// One slot, for dispatches.
+const ONE_SLOT: SlotCounts = SlotCounts {
+    dispatches: 1,
+    joins: 0,
+};
 
 /// Never spins: every wait blocks at once.
 const BLOCK: SpinLimits = SpinLimits {
@@ -86,7 +92,7 @@ fn dispatch_one_permit(signal: &Signal, counters: &Counters, taken: &Taken) {
 /// detach must wake it), then shutdown.
 fn one_permit_is_never_missed(limits: SpinLimits) {
     crate::sync::model(move || {
-        let signal = Arc::new(Signal::new(limits, 1, 1));
+        let signal = Arc::new(Signal::new(limits, ONE_SLOT, 1));
         let counters = Arc::new(Counters::new());
         let taken = Arc::new(Taken::default());
         let helper = {
@@ -113,7 +119,7 @@ fn a_spinning_helper_never_misses_a_permit() {
 #[test]
 fn withdrawn_permits_are_never_taken() {
     crate::sync::model(|| {
-        let signal = Arc::new(Signal::new(BLOCK, 1, 1));
+        let signal = Arc::new(Signal::new(BLOCK, ONE_SLOT, 1));
         let counters = Counters::new();
         let helper = {
             let signal = Arc::clone(&signal);
@@ -146,7 +152,7 @@ fn a_helper_resized_away_takes_no_later_permit() {
     // posts: a spin that read the old width must not attach (its check of its index and
     // its taking the permit are one step), and it parks until shutdown.
     crate::sync::model(|| {
-        let signal = Arc::new(Signal::new(SPIN, 1, 2));
+        let signal = Arc::new(Signal::new(SPIN, ONE_SLOT, 2));
         let helper = {
             let signal = Arc::clone(&signal);
             thread::spawn(move || {
