@@ -9,6 +9,8 @@
 //! the input.
 
 use std::cmp::Ordering;
+use std::mem::{self, ManuallyDrop};
+use std::ptr;
 
 /// Below this many items the sort runs on the calling thread: `std`'s sort of them takes
 /// a few tens of microseconds, about what sharing a part with another thread costs.
@@ -117,18 +119,60 @@ where
 /// Items sampled for a pivot: its rank is within a few percent of the median.
 const PIVOT_SAMPLE: usize = 255;
 
-/// Swaps the items `is_below` holds for to the front of `items`, and returns how many: a
-/// Lomuto partition without a branch on the comparison (every item is swapped once,
-/// with itself or with the first item not below), so unpredictable comparisons cost no
-/// mispredicted branches.
+/// Moves the items `is_below` holds for to the front of `items`, and returns how many: a
+/// Lomuto partition without a branch on the comparison, so unpredictable comparisons
+/// cost no mispredicted branches. It moves items around one gap rather than swapping
+/// pairs (two moves an item where a swap takes three, and half the writes): the first
+/// item is held out, and each item in turn takes the place of the first item not below,
+/// which moves into the gap it left; the held item goes last.
 fn partition<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
-    let mut below = 0;
-    for i in 0..items.len() {
-        let goes_below = is_below(&items[i]);
-        items.swap(below, i);
-        below += usize::from(goes_below);
+    let len = items.len();
+    if len == 0 {
+        return 0;
     }
-    below
+    let base = items.as_mut_ptr();
+    // SAFETY: every pointer is `base` plus an index below `len`. The held item's place is
+    // the gap: it holds a stale copy of an item that is also elsewhere, and `Gap` writes
+    // the held item there if `is_below` unwinds (the only call that can), so the slice
+    // is a permutation of what it was then. `is_below` sees an item in the slice (not in
+    // the gap) or the held one, never a stale copy.
+    unsafe {
+        let mut gap = Gap {
+            held: ManuallyDrop::new(ptr::read(base)),
+            at: base,
+        };
+        let mut below = 0;
+        // Items `..below` are below, `below..i` not, but for the gap at `i - 1`.
+        for i in 1..len {
+            let next = base.add(i);
+            let goes_below = is_below(&*next);
+            let first_not_below = base.add(below);
+            ptr::copy(first_not_below, gap.at, 1);
+            ptr::copy_nonoverlapping(next, first_not_below, 1);
+            gap.at = next;
+            below += usize::from(goes_below);
+        }
+        let goes_below = is_below(&gap.held);
+        let first_not_below = base.add(below);
+        ptr::copy(first_not_below, gap.at, 1);
+        ptr::copy_nonoverlapping(&*gap.held, first_not_below, 1);
+        mem::forget(gap);
+        below + usize::from(goes_below)
+    }
+}
+
+/// An item held out of a slice while its place, `at`, holds a stale copy of another:
+/// dropped (when a comparison unwinds), it writes the item there.
+struct Gap<T> {
+    held: ManuallyDrop<T>,
+    at: *mut T,
+}
+
+impl<T> Drop for Gap<T> {
+    fn drop(&mut self) {
+        // SAFETY: `at` is the gap in the slice (`partition`), which the held item fills.
+        unsafe { ptr::copy_nonoverlapping(&*self.held, self.at, 1) };
+    }
 }
 
 /// How many items of a sample this many long the pivot's key must fill for its copies
