@@ -1,15 +1,15 @@
 //! The unstable comparison sort (`par_sort_unstable` and its `_by`/`_by_key` forms): a
 //! quicksort by `join`. A part is cut around a pivot (the median of a sample, by `std`'s
-//! `select_nth_unstable_by`; one pass of swaps without a branch on the comparison), and
-//! the two sides are sorted by `join`, so a thread that runs out of work takes the
-//! largest side another has not started; a part of at most a leaf's length (a
+//! `select_nth_unstable_by`; one pass without a branch on the comparison), and the two
+//! sides are sorted by `join`, so a thread that runs out of work takes the largest side
+//! another has not started; a part of at most a leaf's length (a
 //! [`LEAVES_PER_THREAD`]th of a thread's share) is sorted by `std`'s `sort_unstable_by`.
 //! Where a pivot is a frequent key, its copies (which need no sorting) are gathered beside
-//! it. Every step moves items by swaps, so a panicking comparator leaves a permutation of
-//! the input.
+//! it. Items move by swaps, or around one gap whose item a guard writes back, so a
+//! panicking comparator leaves a permutation of the input.
 
 use std::cmp::Ordering;
-use std::mem::{self, ManuallyDrop};
+use std::mem::{self, size_of, ManuallyDrop};
 use std::ptr;
 
 /// Below this many items the sort runs on the calling thread: `std`'s sort of them takes
@@ -36,8 +36,7 @@ where
         items.sort_unstable_by(compare);
         return;
     }
-    // The first cut finds input in order already (`cut_at_pivot`): `leaf` is below its
-    // length.
+    // The first cut (of any input longer than a leaf) finds input in order already.
     let leaf = (items.len() / (width * LEAVES_PER_THREAD)).max(PARALLEL_FROM);
     let bad_cuts = items.len().ilog2();
     sort_by_cuts(items, compare, leaf, bad_cuts);
@@ -82,7 +81,12 @@ where
     part[..PIVOT_SAMPLE].select_nth_unstable_by(PIVOT_SAMPLE / 2, compare);
     part.swap(0, PIVOT_SAMPLE / 2);
     let (pivot, rest) = part.split_first_mut().expect("a part has items");
-    let below = partition(rest, |item| compare(item, pivot) == Ordering::Less);
+    let is_below = |item: &T| compare(item, pivot) == Ordering::Less;
+    let below = if size_of::<T>() > BLOCKS_ABOVE_BYTES {
+        partition_in_blocks(rest, is_below)
+    } else {
+        partition(rest, is_below)
+    };
     part.swap(0, below);
     let frequent = is_frequent(part, below, compare);
     let (below, rest) = part.split_at_mut(below);
@@ -159,6 +163,59 @@ fn partition<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
         mem::forget(gap);
         below + usize::from(goes_below)
     }
+}
+
+/// Items of more bytes than this are cut by [`partition_in_blocks`], which moves fewer of
+/// them; smaller ones by [`partition`], whose loop costs less an item. 1e7 items in a
+/// probe: `(u64, u64)` records 4% faster by blocks, `u64` and `f64` 3-13% slower.
+const BLOCKS_ABOVE_BYTES: usize = 8;
+
+/// Items a block of [`partition_in_blocks`] holds: offsets within it fit in a byte.
+const BLOCK: usize = 128;
+
+/// As [`partition`], but from both ends by blocks of [`BLOCK`] items, as Hoare's
+/// partition and BlockQuicksort: the places of the items on the wrong side are noted
+/// without a branch on the comparison, a block from each end, and the pairs swapped, so
+/// only misplaced items move (a quarter of a random slice's items are written, where
+/// the gap moves every item). What is left between the ends is partitioned by
+/// [`partition`]. Items move by swaps alone.
+fn partition_in_blocks<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
+    // Items `..lo` are below and `hi..` are not; those of the blocks at `lo` and below
+    // `hi` whose offsets are noted still wait for a swap.
+    let (mut lo, mut hi) = (0, items.len());
+    let (mut not_below, mut below) = ([0u8; BLOCK], [0u8; BLOCK]);
+    let (mut left, mut right) = (0..0, 0..0);
+    while hi - lo >= 2 * BLOCK {
+        if left.is_empty() {
+            let mut noted = 0;
+            for (offset, item) in items[lo..lo + BLOCK].iter().enumerate() {
+                not_below[noted] = offset as u8;
+                noted += usize::from(!is_below(item));
+            }
+            left = 0..noted;
+        }
+        if right.is_empty() {
+            let mut noted = 0;
+            for (offset, item) in items[hi - BLOCK..hi].iter().rev().enumerate() {
+                below[noted] = offset as u8;
+                noted += usize::from(is_below(item));
+            }
+            right = 0..noted;
+        }
+        let pairs = left.len().min(right.len());
+        for (&l, &r) in not_below[left.clone()].iter().zip(&below[right.clone()]) {
+            items.swap(lo + usize::from(l), hi - 1 - usize::from(r));
+        }
+        left.start += pairs;
+        right.start += pairs;
+        if left.is_empty() {
+            lo += BLOCK;
+        }
+        if right.is_empty() {
+            hi -= BLOCK;
+        }
+    }
+    lo + partition(&mut items[lo..hi], is_below)
 }
 
 /// An item held out of a slice while its place, `at`, holds a stale copy of another:
