@@ -1,5 +1,5 @@
 //! The signal between dispatching callers and the helpers: a fixed table of slots, one per
-//! dispatch in flight (each a counting semaphore of permits packed with its attached
+//! dispatch in flight and those kept for joins' offers (each a counting semaphore of permits packed with its attached
 //! helpers, `slot.rs`), plus the spin-then-block waits on both sides. Protocol:
 //! `README.md` beside this file.
 
@@ -137,8 +137,9 @@ impl Signal {
             .fold(SignalState::IDLE, SignalState::plus)
     }
 
-    /// Dispatch step 1: a free slot, now owned by the caller; `None` when every slot has a
-    /// dispatch in flight (an operation then runs its items inline).
+    /// Dispatch step 1: a free slot of the dispatches', now owned by the caller; `None`
+    /// when each has a dispatch (or a join's offer) in flight (an operation then runs its
+    /// items inline).
     #[inline]
     pub(crate) fn own_slot(&self) -> Option<usize> {
         Self::own_among(&self.slots[..self.dispatch_slots])

@@ -251,32 +251,6 @@ fn child_after_join(outcome: std::thread::Result<(libc::pid_t, u32)>) -> ! {
     unsafe { libc::_exit(if ok { 0 } else { 1 }) }
 }
 
-#[test]
-fn a_dispatch_inside_a_join_gets_the_slot_its_own_offer_held() {
-    // One slot: the join's offer may hold it when the first half dispatches tasks that
-    // wait for each other, which need a slot; the dispatch frees the offer's slot (taken
-    // and run, or withdrawn untaken) instead of waiting for its own join forever.
-    let pool = Pool::builder().workers(2).max_in_flight(1).build().unwrap();
-    let (done, wait) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for _ in 0..1_000 {
-            let barrier = std::sync::Barrier::new(2);
-            let ((), b) = pool.join(
-                || {
-                    pool.dispatch(2, |_| {
-                        barrier.wait();
-                    })
-                },
-                || 7,
-            );
-            assert_eq!(b, 7);
-        }
-        done.send(()).unwrap();
-    });
-    wait.recv_timeout(std::time::Duration::from_secs(60))
-        .expect("a dispatch inside a join waited for its own join's slot");
-}
-
 /// Waits up to ten seconds for `flag`, calling `between` between looks; whether it was set.
 fn wait_for(flag: &std::sync::atomic::AtomicBool, mut between: impl FnMut()) -> bool {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

@@ -126,8 +126,7 @@ const PIVOT_SAMPLE: usize = 255;
 /// Moves the items `is_below` holds for to the front of `items`, and returns how many: a
 /// Lomuto partition without a branch on the comparison, so unpredictable comparisons
 /// cost no mispredicted branches. It moves items around one gap rather than swapping
-/// pairs (two moves an item where a swap takes three, and half the writes): the first
-/// item is held out, and each item in turn takes the place of the first item not below,
+/// pairs (two moves an item where a swap takes three): the first item is held out, and each item in turn takes the place of the first item not below,
 /// which moves into the gap it left; the held item goes last.
 fn partition<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
     let len = items.len();
@@ -139,7 +138,9 @@ fn partition<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
     // the gap: it holds a stale copy of an item that is also elsewhere, and `Gap` writes
     // the held item there if `is_below` unwinds (the only call that can), so the slice
     // is a permutation of what it was then. `is_below` sees an item in the slice (not in
-    // the gap) or the held one, never a stale copy.
+    // the gap) or the held one, never a stale copy. The first item not below may be the
+    // gap itself (when every item so far was below): hence `copy`; the next item is past
+    // it (`below < i`), so it moves without overlap.
     unsafe {
         let mut gap = Gap {
             held: ManuallyDrop::new(ptr::read(base)),
@@ -176,9 +177,9 @@ const BLOCK: usize = 128;
 /// As [`partition`], but from both ends by blocks of [`BLOCK`] items, as Hoare's
 /// partition and BlockQuicksort: the places of the items on the wrong side are noted
 /// without a branch on the comparison, a block from each end, and the pairs swapped, so
-/// only misplaced items move (a quarter of a random slice's items are written, where
-/// the gap moves every item). What is left between the ends is partitioned by
-/// [`partition`]. Items move by swaps alone.
+/// only misplaced items move (about half of a random slice's items around its median,
+/// where the gap moves every item). What is left between the ends, fewer than two blocks
+/// and a block's items not yet swapped, is partitioned by [`partition`].
 fn partition_in_blocks<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
     // Items `..lo` are below and `hi..` are not; those of the blocks at `lo` and below
     // `hi` whose offsets are noted still wait for a swap.
