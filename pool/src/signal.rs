@@ -45,6 +45,11 @@ pub(crate) enum Wait {
 /// they name.
 pub(crate) const JOIN_SLOTS_PER_THREAD: usize = if cfg!(rayforce_loom) { 0 } else { 4 };
 
+/// A spinning helper polls the slots kept for joins' offers once in this many polls (the
+/// dispatches' at every one): a dispatch's round trip waits on the poll, a join's offer
+/// (at most one per 5 us to a spinner) hardly. Before sleeping it polls them all.
+const POLLS_PER_JOIN_SLOTS_POLL: u32 = 4;
+
 /// How many slots a signal has: one per dispatch that may be in flight, and those kept
 /// for joins' offers.
 #[derive(Clone, Copy, Debug)]
@@ -450,7 +455,11 @@ impl Signal {
             let mut spun = Spun::default();
             if window > 0 && self.begin_spinning(from_work) {
                 let caught;
-                (caught, spun) = spin::spin_for(window, || self.poll(index, cursor));
+                let mut polls = 0u32;
+                (caught, spun) = spin::spin_for(window, || {
+                    polls = polls.wrapping_add(1);
+                    self.poll(index, cursor, polls % POLLS_PER_JOIN_SLOTS_POLL == 0)
+                });
                 if let Some(Wait::Attached {
                     slot,
                     task,
@@ -494,15 +503,18 @@ impl Signal {
         gaps.learn(spun.spun_ns, self.limits);
     }
 
-    /// A permit taken (the first slot with one, from `cursor` on) while helper `index` is
-    /// active, or shutdown seen. The check here only saves a resized-away helper the scan:
-    /// a stale reading of `active_helpers` cannot let it attach, since each slot's permits
-    /// carry the limit their dispatch read (README "Resizing").
-    fn poll(&self, index: usize, cursor: &mut usize) -> Option<Wait> {
-        let n = if self.is_active(index) {
+    /// A permit taken (the first slot with one, from `cursor` on; the slots kept for joins'
+    /// offers only if `joins_too`) while helper `index` is active, or shutdown seen. The
+    /// check here only saves a resized-away helper the scan: a stale reading of
+    /// `active_helpers` cannot let it attach, since each slot's permits carry the limit
+    /// their dispatch read (README "Resizing").
+    fn poll(&self, index: usize, cursor: &mut usize, joins_too: bool) -> Option<Wait> {
+        let n = if !self.is_active(index) {
+            0 // resized away: it takes no permit, and parks at its next wait
+        } else if joins_too {
             self.slots.len()
         } else {
-            0 // resized away: it takes no permit, and parks at its next wait
+            self.dispatch_slots
         };
         for step in 0..n {
             let slot = (*cursor + step) % n;
@@ -517,6 +529,11 @@ impl Signal {
                 });
             }
         }
+        self.shutdown_seen()
+    }
+
+    /// `Wait::Shutdown` if the pool is shutting down.
+    fn shutdown_seen(&self) -> Option<Wait> {
         // Acquire: pairs with `shut_down`'s Release.
         self.shutdown
             .load(Ordering::Acquire)
@@ -604,7 +621,7 @@ impl Signal {
         let outcome = if crate::broken::variant!("spin_without_recheck") && started > 0 {
             None // deliberately broken: after a spin, blocks without looking for a permit
         } else {
-            self.poll(index, cursor)
+            self.poll(index, cursor, true)
         };
         let outcome = match outcome {
             Some(wait) => {
@@ -618,7 +635,7 @@ impl Signal {
             None => {
                 guard = self.helpers.wait(guard).unwrap_or_else(|p| p.into_inner());
                 Counters::bump(&counters.kernel_wakeups);
-                let woke = self.poll(index, cursor);
+                let woke = self.poll(index, cursor, true);
                 if woke.is_none() {
                     Counters::bump(&counters.empty_wakes);
                     if !self.is_active(index) && self.any_permits() {
