@@ -275,7 +275,6 @@ struct Stack {
     /// Whether a join ran inside another since this thread's last outermost join outside
     /// any task: its last one was a recursion.
     recursed: Cell<bool>,
-
     /// Joins between looks, paced by how far apart this thread's joins come.
     joins_per_look: Cell<u32>,
     /// The clock at the last look that found a thread idle (0: none yet), and the looks

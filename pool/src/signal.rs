@@ -1,7 +1,7 @@
 //! The signal between dispatching callers and the helpers: a fixed table of slots, one per
-//! dispatch in flight and those kept for joins' offers (each a counting semaphore of permits packed with its attached
-//! helpers, `slot.rs`), plus the spin-then-block waits on both sides. Protocol:
-//! `README.md` beside this file.
+//! dispatch in flight and those kept for joins' offers (each a counting semaphore of
+//! permits packed with its attached helpers, `slot.rs`), plus the spin-then-block waits on
+//! both sides. Protocol: `README.md` beside this file.
 
 use crate::offering::Idle;
 use crate::slot::{SignalState, Slot};

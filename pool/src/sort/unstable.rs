@@ -10,6 +10,7 @@
 
 use std::cmp::Ordering;
 use std::mem::{self, size_of, ManuallyDrop};
+use std::ops::Range;
 use std::ptr;
 
 /// Below this many items the sort runs on the calling thread: `std`'s sort of them takes
@@ -126,8 +127,9 @@ const PIVOT_SAMPLE: usize = 255;
 /// Moves the items `is_below` holds for to the front of `items`, and returns how many: a
 /// Lomuto partition without a branch on the comparison, so unpredictable comparisons
 /// cost no mispredicted branches. It moves items around one gap rather than swapping
-/// pairs (two moves an item where a swap takes three): the first item is held out, and each item in turn takes the place of the first item not below,
-/// which moves into the gap it left; the held item goes last.
+/// pairs (two moves an item where a swap takes three): the first item is held out, and
+/// each item in turn takes the place of the first item not below, which moves into the
+/// gap it left; the held item goes last.
 fn partition<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usize {
     let len = items.len();
     if len == 0 {
@@ -188,20 +190,12 @@ fn partition_in_blocks<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usi
     let (mut left, mut right) = (0..0, 0..0);
     while hi - lo >= 2 * BLOCK {
         if left.is_empty() {
-            let mut noted = 0;
-            for (offset, item) in items[lo..lo + BLOCK].iter().enumerate() {
-                not_below[noted] = offset as u8;
-                noted += usize::from(!is_below(item));
-            }
-            left = 0..noted;
+            left = note(items[lo..lo + BLOCK].iter(), &mut not_below, |item| {
+                !is_below(item)
+            });
         }
         if right.is_empty() {
-            let mut noted = 0;
-            for (offset, item) in items[hi - BLOCK..hi].iter().rev().enumerate() {
-                below[noted] = offset as u8;
-                noted += usize::from(is_below(item));
-            }
-            right = 0..noted;
+            right = note(items[hi - BLOCK..hi].iter().rev(), &mut below, &is_below);
         }
         let pairs = left.len().min(right.len());
         for (&l, &r) in not_below[left.clone()].iter().zip(&below[right.clone()]) {
@@ -217,6 +211,21 @@ fn partition_in_blocks<T>(items: &mut [T], is_below: impl Fn(&T) -> bool) -> usi
         }
     }
     lo + partition(&mut items[lo..hi], is_below)
+}
+
+/// Notes in `offsets` the offsets, in `block`'s order, of its items that `wanted` holds
+/// for, without a branch on it; the range of `offsets` noted.
+fn note<'a, T: 'a>(
+    block: impl Iterator<Item = &'a T>,
+    offsets: &mut [u8; BLOCK],
+    wanted: impl Fn(&T) -> bool,
+) -> Range<usize> {
+    let mut noted = 0;
+    for (offset, item) in block.enumerate() {
+        offsets[noted] = offset as u8;
+        noted += usize::from(wanted(item));
+    }
+    0..noted
 }
 
 /// An item held out of a slice while its place, `at`, holds a stale copy of another:
