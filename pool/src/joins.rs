@@ -506,6 +506,13 @@ impl Stack {
     }
 }
 
+/// Makes this thread's next join look for idle threads (`offering.rs`), whatever the count
+/// of joins to its next look: for joins a long piece of work apart, where that count (made
+/// for joins nanoseconds apart) could let another thread idle through several pieces.
+pub(crate) fn look_at_next_join() {
+    STACK.with(|stack| stack.joins_to_look.set(0));
+}
+
 /// Frees the slots this thread holds for its joins' offers to `shared`'s pool that it can:
 /// those taken and run, and those not taken (withdrawn: the joiner runs the half itself).
 /// A dispatch waiting for a slot calls it: only this thread can free them, and its joins
@@ -778,5 +785,45 @@ mod tests {
             elsewhere += usize::from(on != main);
         }
         assert_eq!(elsewhere, 10, "halves offered after a recursion, of 10");
+    }
+
+    #[test]
+    fn a_join_told_to_look_offers_whatever_the_count_of_joins() {
+        // The count of joins to the next look far from its end, and no recursion begun
+        // (which would look anyway): told to look, the next join offers its half to the
+        // idle helper, where the half runs while the first half waits for it.
+        let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
+        let main = std::thread::current().id();
+        let mut elsewhere = 0;
+        for _ in 0..10 {
+            let ran = AtomicBool::new(false);
+            let on = pool.install(|| {
+                let deadline = Instant::now() + Duration::from_secs(1);
+                while idle_now() == Idle::Nobody && Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
+                super::STACK.with(|stack| {
+                    stack.joins_to_look.set(10);
+                    stack.recursed.set(false);
+                    stack.next_offer_ns.set(0);
+                });
+                super::look_at_next_join();
+                let ((), on) = crate::join(
+                    || {
+                        wait_for(&ran, Duration::from_secs(2));
+                    },
+                    || {
+                        ran.store(true, Ordering::Release);
+                        std::thread::current().id()
+                    },
+                );
+                on
+            });
+            elsewhere += usize::from(on != main);
+        }
+        assert_eq!(
+            elsewhere, 10,
+            "halves offered by a join told to look, of 10"
+        );
     }
 }

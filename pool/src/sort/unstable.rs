@@ -59,6 +59,9 @@ where
     let len = part.len();
     let (below, above) = cut_at_pivot(part, compare);
     let bad_cuts = bad_cuts - u32::from(below.len().min(above.len()) < len / 8);
+    // A part's joins are a cut or a leaf apart: each looks for an idle thread to offer to,
+    // else a thread that took a part of a few cuts could keep the other idle through it.
+    crate::joins::look_at_next_join();
     crate::join(
         || sort_by_cuts(below, compare, leaf, bad_cuts),
         || sort_by_cuts(above, compare, leaf, bad_cuts),
