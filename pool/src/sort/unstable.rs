@@ -45,7 +45,7 @@ where
         items.sort_unstable_by(compare);
         return;
     }
-    // The first cut (of any input longer than a leaf) finds input in order already.
+    // Input longer than a leaf and in order already is found before the first cut.
     let leaves = Leaves {
         most: (items.len() / (width * LEAVES_PER_THREAD)).max(PARALLEL_FROM),
         width,
@@ -82,7 +82,8 @@ impl Leaves {
 /// Sorts `part`: `std`'s sort if it is a leaf or `bad_cuts` cuts left less than an
 /// eighth on one side (as pdqsort falls back to heapsort, so a pivot sample that keeps
 /// misleading costs `std`'s `O(n log n)`, and the recursion is at most logarithmically
-/// deep); else cut at a pivot and its sides sorted by `join`.
+/// deep); nothing if it is in order already (or reversed: then reversed here); else cut
+/// at a pivot and its sides sorted by `join`.
 fn sort_by_cuts<T, F>(part: &mut [T], compare: &F, leaves: &Leaves, bad_cuts: u32)
 where
     T: Send,
@@ -93,6 +94,10 @@ where
         part.sort_unstable_by(compare);
         leaves.placed(len);
         return;
+    }
+    if in_order(part, compare) {
+        leaves.placed(len);
+        return; // sorted already, or reversed and so sorted now: no join
     }
     let (below, above) = cut_at_pivot(part, compare);
     leaves.placed(len - below.len() - above.len());
@@ -106,17 +111,14 @@ where
     );
 }
 
-/// The items of `part` below a pivot (the median of a sample of [`PIVOT_SAMPLE`] items)
-/// and those above, the pivot (with its copies, if frequent) put in place between them;
-/// two empty sides if `part` is in order already.
+/// The items of `part` (at least [`PIVOT_SAMPLE`]) below a pivot (the median of a sample
+/// of [`PIVOT_SAMPLE`] items) and those above, the pivot (with its copies, if frequent)
+/// put in place between them.
 fn cut_at_pivot<'a, T, F>(part: &'a mut [T], compare: &F) -> (&'a mut [T], &'a mut [T])
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    if in_order(part, compare) {
-        return (&mut [], &mut []); // sorted already
-    }
     for (k, i) in spread(part.len(), PIVOT_SAMPLE).enumerate() {
         part.swap(k, i);
     }
