@@ -34,17 +34,21 @@ pub(crate) fn holds<T: Send>(items: &mut [T], in_order: &(impl Fn(&T, &T) -> boo
 /// Pairs [`each_in_order`] checks between two looks at the answer.
 const RUN: usize = 64;
 
-/// Whether `in_order` holds for every two neighbouring items of `items`: by runs of [`RUN`]
-/// pairs without a branch on each pair, so that a check of plain keys vectorizes (twice
-/// `slice::is_sorted_by`'s speed on 1e5 sorted `u32`s by `Ord::cmp`, which stops at each
-/// pair), ending after the first run with a pair out of order.
+/// Whether `in_order` holds for every two neighbouring items of `items`: the pairs in
+/// order counted by runs of [`RUN`], without a branch on each pair, so that a check of
+/// plain keys vectorizes, ending after the first run with a pair out of order. On 1e5
+/// sorted items by `Ord::cmp`, against `slice::is_sorted_by` (which stops at each pair):
+/// `u32` 15.7 us against 29, `u64` 24 against 42, `(u64, u64)` by key 27 against 33 (a
+/// `bool` folded by `&` instead: `u64` 31 us; counted in `usize`: `u32` 31 us).
 fn each_in_order<T>(items: &[T], in_order: &impl Fn(&T, &T) -> bool) -> bool {
     let pairs = items.len().saturating_sub(1);
     (0..pairs).step_by(RUN).all(|start| {
         let end = (start + RUN).min(pairs);
-        items[start..=end]
+        let in_order = items[start..=end]
             .windows(2)
-            .fold(true, |all, pair| all & in_order(&pair[0], &pair[1]))
+            .map(|pair| u32::from(in_order(&pair[0], &pair[1])))
+            .sum::<u32>();
+        in_order as usize == end - start
     })
 }
 
