@@ -1,34 +1,57 @@
-//! Whether a slice is in order already: one pass shared among the threads, so a sort
-//! handed sorted input returns at a fraction of a serial pass's cost.
+//! Whether a slice is in order already: one pass, shared among the threads where it is
+//! long enough to pay for that, so a sort handed sorted input returns at a fraction of a
+//! serial pass's cost.
 
 use crate::iter::{ChunksMut, IndexedParallelIterator, ParallelIterator};
+use crate::sync;
 
 /// Items the first look checks on the caller, before any region: input out of order
 /// almost always shows it there, at no region's cost.
 const FIRST_LOOK: usize = 64;
-/// Below this many items the whole check runs on the caller: a pass over them takes
-/// tens of microseconds, about what waiting for a helper to wake up can cost.
-const PARALLEL_FROM: usize = 1 << 17;
+/// Pairs the caller checks next, timed, to tell what the rest would cost it alone.
+const TIMED_PAIRS: usize = 1 << 12;
+/// The rest is shared among the threads if the caller alone would take longer than this
+/// on it: about twice what waking a sleeping helper for it costs here (20-30 us), so a
+/// shared check ends sooner even then. 1e5 sorted `u32`s (16 us) stay on the caller,
+/// `f64`s by `total_cmp` (80 us) are shared.
+const SHARED_FROM_NS: u64 = 50_000;
 
 /// Whether `in_order(a, b)` holds for every two neighbouring items of `items`: the first
-/// [`FIRST_LOOK`] on the caller, then, from [`PARALLEL_FROM`] items, one chunk per thread
-/// in parallel (each stops at its first pair out of order) and the pairs across chunks;
-/// below, the whole slice on the caller.
+/// [`FIRST_LOOK`] on the caller, then [`TIMED_PAIRS`] more, timed; then the rest on the
+/// caller if it would take it less than [`SHARED_FROM_NS`] at that pace, else one chunk
+/// per thread in parallel (each stops at its first run with a pair out of order) and the
+/// pairs across chunks.
 pub(crate) fn holds<T: Send>(items: &mut [T], in_order: &(impl Fn(&T, &T) -> bool + Sync)) -> bool {
     let n = items.len();
     if !items[..n.min(FIRST_LOOK)].is_sorted_by(in_order) {
         return false;
     }
-    if n < PARALLEL_FROM {
+    if n <= 2 * TIMED_PAIRS {
         return each_in_order(items, in_order);
     }
+    let start = sync::now_ns();
+    if !each_in_order(&items[..=TIMED_PAIRS], in_order) {
+        return false;
+    }
+    let took_ns = sync::now_ns().saturating_sub(start);
+    let rest = &mut items[TIMED_PAIRS..];
+    let n = rest.len();
+    if !worth_sharing(took_ns, n) {
+        return each_in_order(rest, in_order);
+    }
     let chunk = n.div_ceil(crate::current_num_threads()).max(1);
-    ChunksMut::new(&mut *items, chunk)
+    ChunksMut::new(&mut *rest, chunk)
         .with_max_len(1)
         .all(|chunk| each_in_order(chunk, in_order))
         && (chunk..n)
             .step_by(chunk)
-            .all(|i| in_order(&items[i - 1], &items[i]))
+            .all(|i| in_order(&rest[i - 1], &rest[i]))
+}
+
+/// Whether the caller, having checked [`TIMED_PAIRS`] pairs in `took_ns`, would take
+/// [`SHARED_FROM_NS`] or longer on `rest` more.
+fn worth_sharing(took_ns: u64, rest: usize) -> bool {
+    took_ns.saturating_mul(rest as u64) / TIMED_PAIRS as u64 >= SHARED_FROM_NS
 }
 
 /// Pairs [`each_in_order`] checks between two looks at the answer.
@@ -55,6 +78,48 @@ fn each_in_order<T>(items: &[T], in_order: &impl Fn(&T, &T) -> bool) -> bool {
 #[cfg(all(test, not(rayforce_loom)))]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    use std::thread::{self, ThreadId};
+    use std::time::{Duration, Instant};
+
+    /// The threads that ran `holds` over `len` sorted items whose every comparison takes
+    /// `each`, on a pool of two.
+    fn threads_checking(len: u32, each: Duration) -> HashSet<ThreadId> {
+        let pool = crate::Pool::builder().workers(2).build().unwrap();
+        let seen = Mutex::new(HashSet::new());
+        let mut items: Vec<u32> = (0..len).collect();
+        let in_order = |a: &u32, b: &u32| {
+            let start = Instant::now();
+            while start.elapsed() < each {
+                std::hint::spin_loop();
+            }
+            seen.lock().unwrap().insert(thread::current().id());
+            a <= b
+        };
+        assert!(pool.install(|| holds(&mut items, &in_order)));
+        seen.into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_check_the_caller_would_take_long_on_is_shared() {
+        // 20,000 comparisons of 1 us: 20 ms alone, far over `SHARED_FROM_NS`; the helper
+        // wakes and takes the second chunk long before the caller ends the first.
+        assert_eq!(threads_checking(20_000, Duration::from_micros(1)).len(), 2);
+    }
+
+    #[test]
+    fn the_rest_is_shared_from_what_it_would_cost_the_caller() {
+        // 1e5 sorted `u32`s by `Ord::cmp`: about 0.16 ns a pair.
+        assert!(!worth_sharing(650, 100_000 - TIMED_PAIRS));
+        // `f64`s by `total_cmp`: about 0.8 ns a pair.
+        assert!(worth_sharing(3_300, 100_000 - TIMED_PAIRS));
+        // Ten times the timed pairs left, at a tenth of the bound or just under.
+        let tenth = SHARED_FROM_NS / 10;
+        assert!(worth_sharing(tenth, 10 * TIMED_PAIRS));
+        assert!(!worth_sharing(tenth - 1, 10 * TIMED_PAIRS));
+        assert!(worth_sharing(u64::MAX, usize::MAX), "no overflow");
+    }
 
     #[test]
     fn each_in_order_finds_the_one_pair_out_of_order_anywhere() {
