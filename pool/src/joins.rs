@@ -141,8 +141,11 @@ impl<B: FnOnce() -> RB + Send, RB: Send> Half<B, RB> {
 }
 
 impl<B: FnOnce() -> RB + Send, RB: Send> Tasks for Half<B, RB> {
+    /// Runs the half on its taker (the joiner runs its own by `run_once`).
     fn run(&self, _who: Participant, _tasks: Range<usize>, _panics: &Panics) {
+        let before = STACK.with(Stack::start_taken_half);
         self.run_once();
+        STACK.with(|stack| stack.end_taken_half(before));
     }
 }
 
@@ -325,6 +328,22 @@ impl Stack {
                 false
             }
         }
+    }
+
+    /// A half taken from another thread starts on this one: its first join looks, and
+    /// finding nobody idle offers its frame standing at once, not after it outlived a
+    /// look: the joiner it was taken from runs out of work about when its own first half
+    /// ends, and would otherwise wait for this thread's second look, sixteen joins on
+    /// (a part of a few leaves may have fewer). Returns the candidate it replaced.
+    fn start_taken_half(&self) -> usize {
+        self.joins_to_look.set(0);
+        self.candidate.replace(self.depth.get())
+    }
+
+    /// The taken half started by `start_taken_half` ended: its frames are popped, and the
+    /// candidate this thread had before it (if it waited for a half of its own) is back.
+    fn end_taken_half(&self, candidate: usize) {
+        self.candidate.set(candidate);
     }
 
     /// A half this thread offered was taken: look again at the next join, and offer then if
@@ -785,6 +804,55 @@ mod tests {
             elsewhere += usize::from(on != main);
         }
         assert_eq!(elsewhere, 10, "halves offered after a recursion, of 10");
+    }
+
+    #[test]
+    fn a_taken_halfs_first_join_offers_standing_to_its_joiner_once_it_waits() {
+        // The helper takes the half `b` and joins in it while the main thread is busy (so
+        // nobody is idle at that look): the join's half `d` is offered standing at once,
+        // and the main thread, waiting for `b` once its first half ends, takes and runs
+        // it while `c` waits for it to start.
+        let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
+        let main = std::thread::current().id();
+        let mut on_main = 0;
+        for _ in 0..10 {
+            let helper_joined = AtomicBool::new(false);
+            let d_started = AtomicBool::new(false);
+            let d_on = pool.install(|| {
+                let deadline = Instant::now() + Duration::from_secs(1);
+                while idle_now() == Idle::Nobody && Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
+                super::STACK.with(|stack| {
+                    stack.joins_to_look.set(0);
+                    stack.next_offer_ns.set(0);
+                });
+                let ((), d_on) = crate::join(
+                    || {
+                        wait_for(&helper_joined, Duration::from_secs(2));
+                    },
+                    || {
+                        let ((), d_on) = crate::join(
+                            || {
+                                helper_joined.store(true, Ordering::Release);
+                                wait_for(&d_started, Duration::from_secs(2));
+                            },
+                            || {
+                                d_started.store(true, Ordering::Release);
+                                std::thread::current().id()
+                            },
+                        );
+                        d_on
+                    },
+                );
+                d_on
+            });
+            on_main += usize::from(d_on == main);
+        }
+        assert_eq!(
+            on_main, 10,
+            "taken halves' inner halves run by their joiner, of 10"
+        );
     }
 
     #[test]
