@@ -26,15 +26,18 @@ pub(crate) fn holds<T: Send>(items: &mut [T], in_order: &(impl Fn(&T, &T) -> boo
     if !items[..n.min(FIRST_LOOK)].is_sorted_by(in_order) {
         return false;
     }
+    // The last item looked at: the pairs after it are left.
+    let looked = n.min(FIRST_LOOK).saturating_sub(1);
     if n <= 2 * TIMED_PAIRS {
-        return each_in_order(items, in_order);
+        return each_in_order(&items[looked..], in_order);
     }
+    let timed = looked + TIMED_PAIRS;
     let start = sync::now_ns();
-    if !each_in_order(&items[..=TIMED_PAIRS], in_order) {
+    if !each_in_order(&items[looked..=timed], in_order) {
         return false;
     }
     let took_ns = sync::now_ns().saturating_sub(start);
-    let rest = &mut items[TIMED_PAIRS..];
+    let rest = &mut items[timed..];
     let n = rest.len();
     if !worth_sharing(took_ns, n) {
         return each_in_order(rest, in_order);
@@ -119,6 +122,35 @@ mod tests {
         assert!(worth_sharing(tenth, 10 * TIMED_PAIRS));
         assert!(!worth_sharing(tenth - 1, 10 * TIMED_PAIRS));
         assert!(worth_sharing(u64::MAX, usize::MAX), "no overflow");
+    }
+
+    #[test]
+    fn holds_finds_a_pair_out_of_order_at_each_boundary_of_its_parts() {
+        let timed = FIRST_LOOK - 1 + TIMED_PAIRS;
+        for len in [
+            FIRST_LOOK + 1,
+            2 * TIMED_PAIRS,
+            2 * TIMED_PAIRS + 1,
+            5 * TIMED_PAIRS,
+        ] {
+            let sorted: Vec<u32> = (0..len as u32).collect();
+            assert!(holds(&mut sorted.clone(), &|a, b| a <= b), "{len} in order");
+            let firsts = [1, FIRST_LOOK - 1, FIRST_LOOK, FIRST_LOOK + 1];
+            for i in firsts
+                .into_iter()
+                .chain([timed, timed + 1, timed + 2, len - 1])
+            {
+                if i >= len {
+                    continue;
+                }
+                let mut items = sorted.clone();
+                items.swap(i - 1, i);
+                assert!(
+                    !holds(&mut items, &|a, b| a <= b),
+                    "{len}, pair {i} swapped"
+                );
+            }
+        }
     }
 
     #[test]

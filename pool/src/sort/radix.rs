@@ -591,11 +591,11 @@ impl<'a, T> Bucket<'a, T> {
         let mut counts = vec![[0u32; BUCKETS]; digits.len()];
         for item in items {
             let k = key(item);
-            for (&shift, counts) in digits.iter().zip(&mut counts) {
-                counts[k.digit(shift)] += 1;
+            for (digit, counts) in digits.iter().zip(&mut counts) {
+                counts[digit.of(k)] += 1;
             }
         }
-        for (&shift, counts) in digits.iter().zip(&counts).rev() {
+        for (&digit, counts) in digits.iter().zip(&counts).rev() {
             let mut at = [0; BUCKETS];
             let mut end = [0; BUCKETS];
             let mut sum = 0;
@@ -614,10 +614,7 @@ impl<'a, T> Bucket<'a, T> {
                     &mut at,
                     &end,
                     key,
-                    Digit {
-                        shift,
-                        bits: DIGIT_BITS,
-                    },
+                    digit,
                 )
             };
             self.in_scratch = !self.in_scratch;
@@ -635,15 +632,18 @@ impl<'a, T> Bucket<'a, T> {
 /// Moves an insertion sort may make per item before a bucket is handed to `std`'s sort.
 const INSERTION_MOVES: usize = 4;
 
-/// The shifts of the digits to sort a bucket of `len` items by, highest first, and whether
-/// they are all that vary: every varying digit if there are at most [`EXACT_DIGITS`];
-/// else the varying digits from the top, until they hold at least `log2(len)` varying
-/// bits.
-fn digits_to_sort<B: Bits>(varying: B, len: usize) -> (Vec<u32>, bool) {
-    let all: Vec<u32> = (0..B::BITS.div_ceil(DIGIT_BITS))
+/// The digits (of [`DIGIT_BITS`]) to sort a bucket of `len` items by, highest first, and
+/// whether they are all that vary: every varying digit if there are at most
+/// [`EXACT_DIGITS`]; else the varying digits from the top, until they hold at least
+/// `log2(len)` varying bits.
+fn digits_to_sort<B: Bits>(varying: B, len: usize) -> (Vec<Digit>, bool) {
+    let all: Vec<Digit> = (0..B::BITS.div_ceil(DIGIT_BITS))
         .rev()
-        .map(|d| d * DIGIT_BITS)
-        .filter(|&shift| varying.digit(shift) != 0)
+        .map(|d| Digit {
+            shift: d * DIGIT_BITS,
+            bits: DIGIT_BITS,
+        })
+        .filter(|digit| digit.of(varying) != 0)
         .collect();
     if all.len() <= EXACT_DIGITS {
         return (all, true);
@@ -652,9 +652,9 @@ fn digits_to_sort<B: Bits>(varying: B, len: usize) -> (Vec<u32>, bool) {
     let mut bits = 0;
     let taken = all
         .iter()
-        .take_while(|&&shift| {
+        .take_while(|digit| {
             let enough = bits >= wanted;
-            bits += varying.digit(shift).count_ones();
+            bits += digit.of(varying).count_ones();
             !enough
         })
         .count();

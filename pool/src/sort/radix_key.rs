@@ -43,11 +43,6 @@ pub(crate) mod sealed {
         fn highest_bit(self) -> Option<u32>;
         /// The bits from bit `shift` up, as many as a `usize` holds.
         fn bits_from(self, shift: u32) -> usize;
-        /// The digit of `DIGIT_BITS` bits from bit `shift` up (fewer where the width ends).
-        #[inline(always)]
-        fn digit(self, shift: u32) -> usize {
-            self.bits_from(shift) & (super::BUCKETS - 1)
-        }
     }
 }
 
