@@ -284,6 +284,9 @@ struct Stack {
     /// since: the joins between them, about `joins_per_look` each, set the pace.
     idle_look_ns: Cell<u64>,
     looks_since_idle: Cell<u32>,
+    /// Joins the looks since then did not wait for: a look brought forward (`look_next`)
+    /// skips the rest of its count.
+    joins_skipped: Cell<u32>,
     /// The clock before which no offer goes out (`offering::interval_ns` after the last).
     next_offer_ns: Cell<u64>,
     /// The oldest frame not offered at the last look while nobody was idle (`NO_FRAME`
@@ -310,6 +313,7 @@ impl Stack {
             joins_per_look: Cell::new(offering::JOINS_PER_LOOK),
             idle_look_ns: Cell::new(0),
             looks_since_idle: Cell::new(0),
+            joins_skipped: Cell::new(0),
             next_offer_ns: Cell::new(0),
             candidate: Cell::new(NO_FRAME),
         }
@@ -331,12 +335,14 @@ impl Stack {
     }
 
     /// A half taken from another thread starts on this one: its first join looks, and
-    /// finding nobody idle offers its frame standing at once, not after it outlived a
-    /// look: the joiner it was taken from runs out of work about when its own first half
-    /// ends, and would otherwise wait for this thread's second look, sixteen joins on
-    /// (a part of a few leaves may have fewer). Returns the candidate it replaced.
+    /// finding nobody idle offers its frame standing at once if that is the oldest frame
+    /// not offered (every older one of this thread's offered already, as a joiner's
+    /// waiting for its own half are), not after it outlived a look: the joiner it was
+    /// taken from runs out of work about when its own first half ends, and would otherwise
+    /// wait for this thread's second look, sixteen joins on (a part of a few leaves may
+    /// have fewer). Returns the candidate it replaced.
     fn start_taken_half(&self) -> usize {
-        self.joins_to_look.set(0);
+        self.look_next();
         self.candidate.replace(self.depth.get())
     }
 
@@ -349,8 +355,16 @@ impl Stack {
     /// A half this thread offered was taken: look again at the next join, and offer then if
     /// a thread is idle (the interval bounds offers in vain, and this one was not).
     fn taken(&self) {
-        self.joins_to_look.set(0);
+        self.look_next();
         self.next_offer_ns.set(0);
+    }
+
+    /// Makes the next join look, whatever its count, and notes the joins skipped so for
+    /// the pace (`pace_looks`).
+    fn look_next(&self) {
+        let skipped = self.joins_to_look.replace(0);
+        self.joins_skipped
+            .set(self.joins_skipped.get().saturating_add(skipped));
     }
 
     #[inline]
@@ -477,11 +491,12 @@ impl Stack {
     fn pace_looks(&self, idle: Idle, now: u64) {
         let last = self.idle_look_ns.replace(now);
         let looks = self.looks_since_idle.replace(0);
+        let skipped = self.joins_skipped.replace(0);
         if last == 0 {
             return;
         }
         let per_look = self.joins_per_look.get();
-        let joins = u64::from(looks) * u64::from(per_look);
+        let joins = (u64::from(looks) * u64::from(per_look)).saturating_sub(u64::from(skipped));
         let per_join = now.saturating_sub(last) / joins.max(1);
         let pace = offering::joins_per_look(idle, per_join);
         if pace != per_look {
@@ -529,7 +544,7 @@ impl Stack {
 /// of joins to its next look: for joins a long piece of work apart, where that count (made
 /// for joins nanoseconds apart) could let another thread idle through several pieces.
 pub(crate) fn look_at_next_join() {
-    STACK.with(|stack| stack.joins_to_look.set(0));
+    STACK.with(Stack::look_next);
 }
 
 /// Frees the slots this thread holds for its joins' offers to `shared`'s pool that it can:
@@ -569,7 +584,8 @@ mod tests {
         current::map(|shared| shared.expect("inside install").signal.idle_for_offers())
     }
 
-    /// Spins until `flag` is set, at most `limit`; whether it was set.
+    /// Spins until `flag` is set, at most `limit`; whether it was set. Acquire: pairs
+    /// with the tests' Release stores of the flag.
     fn wait_for(flag: &AtomicBool, limit: Duration) -> bool {
         let deadline = Instant::now() + limit;
         while !flag.load(Ordering::Acquire) {
@@ -827,7 +843,7 @@ mod tests {
                     stack.joins_to_look.set(0);
                     stack.next_offer_ns.set(0);
                 });
-                let ((), d_on) = crate::join(
+                let ((), (b_on, d_on)) = crate::join(
                     || {
                         wait_for(&helper_joined, Duration::from_secs(2));
                     },
@@ -842,9 +858,10 @@ mod tests {
                                 std::thread::current().id()
                             },
                         );
-                        d_on
+                        (std::thread::current().id(), d_on)
                     },
                 );
+                assert_ne!(b_on, main, "the helper, idle, took the offered half");
                 d_on
             });
             on_main += usize::from(d_on == main);
@@ -853,6 +870,23 @@ mod tests {
             on_main, 10,
             "taken halves' inner halves run by their joiner, of 10"
         );
+    }
+
+    #[test]
+    fn looks_brought_forward_count_only_the_joins_that_passed_for_the_pace() {
+        let stack = super::Stack::new();
+        stack.pace_looks(Idle::Spinning, 1_000); // the first look that finds one idle
+                                                 // Two looks since, each brought forward one join after the look before (of the
+                                                 // sixteen its count allowed): two joins in 2,000 ns.
+        for _ in 0..2 {
+            stack.joins_to_look.set(crate::offering::JOINS_PER_LOOK - 1);
+            stack.look_next();
+            stack.looks_since_idle.set(stack.looks_since_idle.get() + 1);
+        }
+        stack.pace_looks(Idle::Spinning, 3_000);
+        // 1,000 ns a join, about a look interval while a thread spins: a look a join (not
+        // sixteen joins a look, as 32 joins in that time would set).
+        assert_eq!(stack.joins_per_look.get(), 1);
     }
 
     #[test]

@@ -17,10 +17,10 @@ const TIMED_PAIRS: usize = 1 << 12;
 const SHARED_FROM_NS: u64 = 50_000;
 
 /// Whether `in_order(a, b)` holds for every two neighbouring items of `items`: the first
-/// [`FIRST_LOOK`] on the caller, then [`TIMED_PAIRS`] more, timed; then the rest on the
-/// caller if it would take it less than [`SHARED_FROM_NS`] at that pace, else one chunk
-/// per thread in parallel (each stops at its first run with a pair out of order) and the
-/// pairs across chunks.
+/// [`FIRST_LOOK`] on the caller; up to twice [`TIMED_PAIRS`] items, the rest on the caller
+/// too; else [`TIMED_PAIRS`] more, timed, then the rest on the caller if it would take it
+/// less than [`SHARED_FROM_NS`] at that pace, else one chunk per thread in parallel (each
+/// stops after its first run with a pair out of order) and the pairs across chunks.
 pub(crate) fn holds<T: Send>(items: &mut [T], in_order: &(impl Fn(&T, &T) -> bool + Sync)) -> bool {
     let n = items.len();
     if !items[..n.min(FIRST_LOOK)].is_sorted_by(in_order) {
@@ -70,11 +70,11 @@ fn each_in_order<T>(items: &[T], in_order: &impl Fn(&T, &T) -> bool) -> bool {
     let pairs = items.len().saturating_sub(1);
     (0..pairs).step_by(RUN).all(|start| {
         let end = (start + RUN).min(pairs);
-        let in_order = items[start..=end]
+        let ordered = items[start..=end]
             .windows(2)
             .map(|pair| u32::from(in_order(&pair[0], &pair[1])))
             .sum::<u32>();
-        in_order as usize == end - start
+        ordered as usize == end - start
     })
 }
 
@@ -86,12 +86,11 @@ mod tests {
     use std::thread::{self, ThreadId};
     use std::time::{Duration, Instant};
 
-    /// The threads that ran `holds` over `len` sorted items whose every comparison takes
-    /// `each`, on a pool of two.
-    fn threads_checking(len: u32, each: Duration) -> HashSet<ThreadId> {
+    /// What `holds` answers for `items` whose every comparison takes `each`, on a pool of
+    /// two, and the threads that ran it.
+    fn threads_checking(mut items: Vec<u32>, each: Duration) -> (bool, HashSet<ThreadId>) {
         let pool = crate::Pool::builder().workers(2).build().unwrap();
         let seen = Mutex::new(HashSet::new());
-        let mut items: Vec<u32> = (0..len).collect();
         let in_order = |a: &u32, b: &u32| {
             let start = Instant::now();
             while start.elapsed() < each {
@@ -100,15 +99,32 @@ mod tests {
             seen.lock().unwrap().insert(thread::current().id());
             a <= b
         };
-        assert!(pool.install(|| holds(&mut items, &in_order)));
-        seen.into_inner().unwrap()
+        let answer = pool.install(|| holds(&mut items, &in_order));
+        (answer, seen.into_inner().unwrap())
     }
 
     #[test]
     fn a_check_the_caller_would_take_long_on_is_shared() {
-        // 20,000 comparisons of 1 us: 20 ms alone, far over `SHARED_FROM_NS`; the helper
+        // 20,000 comparisons of 5 us: 100 ms alone, far over `SHARED_FROM_NS`; the helper
         // wakes and takes the second chunk long before the caller ends the first.
-        assert_eq!(threads_checking(20_000, Duration::from_micros(1)).len(), 2);
+        let sorted: Vec<u32> = (0..20_000).collect();
+        let (answer, threads) = threads_checking(sorted, Duration::from_micros(5));
+        assert!(answer);
+        assert_eq!(threads.len(), 2);
+    }
+
+    #[test]
+    fn a_shared_check_finds_the_pair_across_its_chunks_out_of_order() {
+        // As above, with the two items across the chunks' boundary swapped: each chunk is
+        // in order, the pair across them is not.
+        let len = 20_000;
+        let timed = FIRST_LOOK - 1 + TIMED_PAIRS;
+        let across = timed + (len - timed).div_ceil(2);
+        let mut items: Vec<u32> = (0..len as u32).collect();
+        items.swap(across - 1, across);
+        let (answer, threads) = threads_checking(items, Duration::from_micros(5));
+        assert!(!answer);
+        assert_eq!(threads.len(), 2, "the check was shared");
     }
 
     #[test]

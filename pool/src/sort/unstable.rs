@@ -55,9 +55,10 @@ where
     sort_by_cuts(items, compare, &leaves, bad_cuts);
 }
 
-/// Which parts a sort sorts whole, by `std`'s sort: those of at most `most` items and at
-/// most a [`LEAVES_PER_THREAD_LEFT`]th of a thread's share of the `unplaced` ones (not yet
-/// in a sorted leaf, a pivot's place, or a part found in order), or too short to cut.
+/// Which parts a sort sorts whole, by `std`'s sort: those of at most `most` items that are
+/// too short to cut in two parts worth sharing, or at most a [`LEAVES_PER_THREAD_LEFT`]th
+/// of a thread's share of the `unplaced` ones (not yet in a sorted leaf, a pivot's place,
+/// or a part found in order).
 struct Leaves {
     most: usize,
     width: usize,
@@ -345,7 +346,8 @@ mod tests {
         assert!(!leaves.holds(most));
         assert!(leaves.holds(1 << 15));
         assert!(!leaves.holds((1 << 15) + 1));
-        // A part too short to cut in two parts worth sharing is a leaf whatever is left.
+        // A part too short to cut in two parts worth sharing (and at most `most`) is a
+        // leaf whatever is left.
         leaves.placed((1 << 18) - 1);
         assert!(leaves.holds(2 * PARALLEL_FROM - 1));
         assert!(!leaves.holds(2 * PARALLEL_FROM));
