@@ -785,27 +785,26 @@ mod tests {
             .expect("a dispatch inside a join waited for its own join's slot");
     }
 
-    #[test]
-    fn a_programs_join_after_a_recursion_offers_at_once() {
-        // The count of joins to the next look as a recursion may leave it, far from its
-        // end: the next outermost join on this thread (a program's, in no task) still
-        // offers its half to the idle helper at once, so the half runs there while the
-        // first half, which makes no join, waits for it.
+    /// Spins until a thread of the current pool is idle, at most a second.
+    fn wait_until_a_thread_idles() {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while idle_now() == Idle::Nobody && Instant::now() < deadline {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Of ten joins on a pool of two, each made once the helper idles and `prepare` ran,
+    /// whose first half waits for the second to start: how many second halves ran on
+    /// another thread than this one.
+    fn halves_run_elsewhere(prepare: impl Fn()) -> usize {
         let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
         let main = std::thread::current().id();
         let mut elsewhere = 0;
         for _ in 0..10 {
             let ran = AtomicBool::new(false);
             let on = pool.install(|| {
-                crate::join(|| crate::join(|| (), || ()), || ());
-                let deadline = Instant::now() + Duration::from_secs(1);
-                while idle_now() == Idle::Nobody && Instant::now() < deadline {
-                    std::hint::spin_loop();
-                }
-                super::STACK.with(|stack| {
-                    stack.joins_to_look.set(10);
-                    stack.next_offer_ns.set(0);
-                });
+                wait_until_a_thread_idles();
+                prepare();
                 let ((), on) = crate::join(
                     || {
                         wait_for(&ran, Duration::from_secs(2));
@@ -819,6 +818,23 @@ mod tests {
             });
             elsewhere += usize::from(on != main);
         }
+        elsewhere
+    }
+
+    #[test]
+    fn a_programs_join_after_a_recursion_offers_at_once() {
+        // The count of joins to the next look as a recursion may leave it, far from its
+        // end: the next outermost join on this thread (a program's, in no task) still
+        // offers its half to the idle helper at once, so the half runs there while the
+        // first half, which makes no join, waits for it.
+        let elsewhere = halves_run_elsewhere(|| {
+            crate::join(|| crate::join(|| (), || ()), || ());
+            wait_until_a_thread_idles();
+            super::STACK.with(|stack| {
+                stack.joins_to_look.set(10);
+                stack.next_offer_ns.set(0);
+            });
+        });
         assert_eq!(elsewhere, 10, "halves offered after a recursion, of 10");
     }
 
@@ -835,10 +851,7 @@ mod tests {
             let helper_joined = AtomicBool::new(false);
             let d_started = AtomicBool::new(false);
             let d_on = pool.install(|| {
-                let deadline = Instant::now() + Duration::from_secs(1);
-                while idle_now() == Idle::Nobody && Instant::now() < deadline {
-                    std::hint::spin_loop();
-                }
+                wait_until_a_thread_idles();
                 super::STACK.with(|stack| {
                     stack.joins_to_look.set(0);
                     stack.next_offer_ns.set(0);
@@ -875,9 +888,10 @@ mod tests {
     #[test]
     fn looks_brought_forward_count_only_the_joins_that_passed_for_the_pace() {
         let stack = super::Stack::new();
-        stack.pace_looks(Idle::Spinning, 1_000); // the first look that finds one idle
-                                                 // Two looks since, each brought forward one join after the look before (of the
-                                                 // sixteen its count allowed): two joins in 2,000 ns.
+        // The first look that finds a thread idle; then two looks, each brought forward
+        // one join after the look before (of the sixteen its count allowed): two joins in
+        // 2,000 ns.
+        stack.pace_looks(Idle::Spinning, 1_000);
         for _ in 0..2 {
             stack.joins_to_look.set(crate::offering::JOINS_PER_LOOK - 1);
             stack.look_next();
@@ -894,35 +908,14 @@ mod tests {
         // The count of joins to the next look far from its end, and no recursion begun
         // (which would look anyway): told to look, the next join offers its half to the
         // idle helper, where the half runs while the first half waits for it.
-        let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
-        let main = std::thread::current().id();
-        let mut elsewhere = 0;
-        for _ in 0..10 {
-            let ran = AtomicBool::new(false);
-            let on = pool.install(|| {
-                let deadline = Instant::now() + Duration::from_secs(1);
-                while idle_now() == Idle::Nobody && Instant::now() < deadline {
-                    std::hint::spin_loop();
-                }
-                super::STACK.with(|stack| {
-                    stack.joins_to_look.set(10);
-                    stack.recursed.set(false);
-                    stack.next_offer_ns.set(0);
-                });
-                super::look_at_next_join();
-                let ((), on) = crate::join(
-                    || {
-                        wait_for(&ran, Duration::from_secs(2));
-                    },
-                    || {
-                        ran.store(true, Ordering::Release);
-                        std::thread::current().id()
-                    },
-                );
-                on
+        let elsewhere = halves_run_elsewhere(|| {
+            super::STACK.with(|stack| {
+                stack.joins_to_look.set(10);
+                stack.recursed.set(false);
+                stack.next_offer_ns.set(0);
             });
-            elsewhere += usize::from(on != main);
-        }
+            super::look_at_next_join();
+        });
         assert_eq!(
             elsewhere, 10,
             "halves offered by a join told to look, of 10"
