@@ -308,6 +308,23 @@ fn with_spin_us_0_every_wait_blocks_and_every_result_is_exact() {
         .build()
         .unwrap();
     stress(&pool, 20_000);
+    // The stress's tasks are so short that its caller may run all of them before a helper
+    // started has first blocked (built optimised, beside another test: 20,000 dispatches in
+    // 2 ms, no helper woken). Two tasks that wait for each other need a helper: once the
+    // helpers have had time to block, one is woken from the kernel for them.
+    for _ in 0..100 {
+        if pool.stats().kernel_wakeups > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        let started = AtomicUsize::new(0);
+        pool.dispatch(2, |_| {
+            started.fetch_add(1, Ordering::SeqCst);
+            while started.load(Ordering::SeqCst) < 2 {
+                std::thread::yield_now();
+            }
+        });
+    }
     let stats = pool.stats();
     assert_eq!(
         (stats.caught_spinning, stats.spins_then_blocked),
