@@ -38,6 +38,7 @@ pub(crate) fn map<R>(f: impl FnOnce(Option<&Shared>) -> R) -> R {
 struct Restore(*const Shared);
 
 impl Drop for Restore {
+    #[inline]
     fn drop(&mut self) {
         CURRENT.with(|current| current.set(self.0));
     }

@@ -19,6 +19,7 @@ impl Default for Panics {
 }
 
 impl Panics {
+    #[inline]
     pub(crate) fn new() -> Panics {
         Panics(AtomicPtr::new(ptr::null_mut()))
     }
@@ -61,6 +62,7 @@ impl Panics {
 
     /// Resumes the first panic, if any (call when the dispatch is over and the pool is
     /// consistent).
+    #[inline]
     pub(crate) fn resume(&self) {
         resume(self.take());
     }
@@ -75,6 +77,7 @@ pub(crate) fn resume(panic: Option<Panic>) {
 }
 
 impl Drop for Panics {
+    #[inline]
     fn drop(&mut self) {
         if let Some(payload) = self.take() {
             unwind::discard(payload);

@@ -31,6 +31,7 @@ pub(crate) struct Rate(u32);
 
 impl Site {
     /// The site whose closures' code is at `code`, its tasks `unit` positions each.
+    #[inline]
     pub(crate) fn new(code: usize, unit: usize) -> Site {
         let key = code as u64 ^ (unit as u64).rotate_left(32);
         let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);

@@ -43,6 +43,7 @@ sync::const_thread_local! {
 
 /// Whether this thread's next region alone is timed: its first, then one in
 /// `TIMED_EVERY` by a pseudo-random draw.
+#[inline]
 fn timed_now() -> bool {
     DRAW.with(|draw| {
         let mut x = draw.get();
@@ -70,40 +71,75 @@ pub(crate) struct Alone<'a> {
     pub(crate) stop: Option<&'a AtomicBool>,
 }
 
+/// How a region runs, by its site's rate and this thread's draw: shared, or on its caller
+/// alone, timed or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The site is unknown, or its rate puts the region at [`SOLO_NS`] or more.
+    Share,
+    /// Alone, on the site's last price.
+    Untimed,
+    /// Alone, its first part timed ([`TIMED_EVERY`]).
+    Timed,
+}
+
+impl Alone<'_> {
+    /// How a region of `n` positions of this site runs. Decided before anything else of
+    /// the region is made: an untimed region alone needs neither the pool's width nor a
+    /// state per participant.
+    #[inline]
+    pub(crate) fn verdict(&self, n: usize) -> Verdict {
+        match self.site.recalled() {
+            Some(rate) if n > 0 && rate.ns_for(self.tasks(n)) < SOLO_NS => {
+                if timed_now() {
+                    Verdict::Timed
+                } else {
+                    Verdict::Untimed
+                }
+            }
+            _ => Verdict::Share,
+        }
+    }
+
+    /// The tasks of `unit` positions that `positions` make; no division for the
+    /// operations' own grain of one.
+    #[inline]
+    fn tasks(&self, positions: usize) -> usize {
+        match self.unit {
+            1 => positions,
+            unit => positions.div_ceil(unit),
+        }
+    }
+}
+
 /// Runs positions `0..n` by `run`, in ranges of at most `alone.most`, on the caller alone,
-/// as a task of `shared`'s pool, if `alone.site`'s rate says they take less than
-/// [`SOLO_NS`]. If this region is timed ([`TIMED_EVERY`]) and the whole would take twice
-/// that at the rate its first part (a sixteenth of one participant's share) ran at, only
-/// that part ran, and the site learns its rate; else a timed region teaches the site the
-/// whole's. `None` once every position ran (or the stop flag was set), resuming the first
-/// panic (a range that panics stops no other range); else the first position that did not
-/// run, to be shared (0 if none ran: the site is unknown, or its rate says to share).
+/// as a task of `shared`'s pool, unless `verdict` is to share. If the region is timed and
+/// the whole would take twice [`SOLO_NS`] at the rate its first part (a sixteenth of one
+/// participant's share) ran at, only that part ran, and the site learns its rate; else a
+/// timed region teaches the site the whole's. `None` once every position ran (or the stop
+/// flag was set), resuming the first panic (a range that panics stops no other range);
+/// else the first position that did not run, to be shared (0 if none ran).
 #[inline]
 pub(crate) fn run(
     shared: &Shared,
     n: usize,
-    alone: Alone<'_>,
-    run: impl Fn(Range<usize>),
+    (alone, verdict): (Alone<'_>, Verdict),
+    mut run: impl FnMut(Range<usize>),
 ) -> Option<usize> {
-    // Tasks of `unit` positions; no division for the operations' own grain of one.
-    let tasks = |positions: usize| match alone.unit {
-        1 => positions,
-        unit => positions.div_ceil(unit),
-    };
-    match alone.site.recalled() {
-        Some(rate) if n > 0 && rate.ns_for(tasks(n)) < SOLO_NS => {}
-        _ => return Some(0),
+    let tasks = |positions: usize| alone.tasks(positions);
+    if verdict == Verdict::Share {
+        return Some(0);
     }
     let stopped = || alone.stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
     let panics = Panics::new();
-    let run_all = |positions: Range<usize>| {
+    let mut run_all = |positions: Range<usize>| {
         tasks::in_ranges(positions, alone.most, stopped, |range| {
             if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| run(range))) {
                 panics.keep_first(payload);
             }
         });
     };
-    let timed = timed_now();
+    let timed = verdict == Verdict::Timed;
     let shared_from = current::with(shared, || {
         as_task(|| {
             if !timed {
@@ -167,15 +203,21 @@ mod tests {
     use std::time::Duration;
 
     /// How `site` runs `0..n` alone, tasks of `unit` positions, in ranges of at most
-    /// `most`, stopped by `stop`.
-    fn alone(site: Site, (unit, most): (usize, usize), stop: Option<&AtomicBool>) -> Alone<'_> {
-        Alone {
+    /// `most`, stopped by `stop`, and its verdict (drawn now).
+    fn alone(
+        site: Site,
+        n: usize,
+        (unit, most): (usize, usize),
+        stop: Option<&AtomicBool>,
+    ) -> (Alone<'_>, Verdict) {
+        let alone = Alone {
             site,
             unit,
             width: 1,
             most,
             stop,
-        }
+        };
+        (alone, alone.verdict(n))
     }
 
     /// Runs `0..n` as [`run`] does with `site` priced at one picosecond a task (again
@@ -192,10 +234,15 @@ mod tests {
         for _ in 0..100 {
             site.learn(1, 1000);
             let ranges = RefCell::new(Vec::with_capacity(n.min(1 << 16)));
-            let outcome = run(pool.shared(), n, alone(site, (unit, most), stop), |range| {
-                ranges.borrow_mut().push(range.clone());
-                task(&range);
-            });
+            let outcome = run(
+                pool.shared(),
+                n,
+                alone(site, n, (unit, most), stop),
+                |range| {
+                    ranges.borrow_mut().push(range.clone());
+                    task(&range);
+                },
+            );
             if done(outcome) {
                 return (outcome, ranges.into_inner());
             }
@@ -210,12 +257,22 @@ mod tests {
         let ran = AtomicBool::new(false);
         let mark = |_: Range<usize>| ran.store(true, Ordering::Relaxed);
         assert_eq!(
-            run(pool.shared(), 10, alone(site, (1, usize::MAX), None), mark),
+            run(
+                pool.shared(),
+                10,
+                alone(site, 10, (1, usize::MAX), None),
+                mark
+            ),
             Some(0)
         );
         site.learn(1_000, 1); // 1 us a position: ten of them are worth sharing
         assert_eq!(
-            run(pool.shared(), 10, alone(site, (1, usize::MAX), None), mark),
+            run(
+                pool.shared(),
+                10,
+                alone(site, 10, (1, usize::MAX), None),
+                mark
+            ),
             Some(0)
         );
         assert!(!ran.into_inner());
@@ -282,7 +339,7 @@ mod tests {
                         run(
                             pool.shared(),
                             1600,
-                            alone(site, (1, usize::MAX), None),
+                            alone(site, 1600, (1, usize::MAX), None),
                             slow,
                         )
                     })

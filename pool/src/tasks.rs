@@ -63,6 +63,7 @@ impl<F: Fn(Participant, Range<usize>) + Sync> Tasks for Chunks<F> {
 /// `run(range)` over `positions` on one thread, in ranges of at most `most` (one at
 /// least), as claims would hand them out, so that, when `run` catches its panics, a range
 /// that panics stops no other: the first range always, each next one unless `stopped()`.
+#[inline]
 pub(crate) fn in_ranges(
     positions: Range<usize>,
     most: usize,

@@ -140,7 +140,8 @@ fn append_erased<R, U>(
         OnFork::Panic,
         |caught| {
             let (mut holes, mut first) = (Vec::new(), None);
-            for participant in caught {
+            // A participant without holes caught no panic (each panic leaves one).
+            for participant in caught.filter(|participant| !participant.holes.is_empty()) {
                 holes.extend(participant.holes);
                 first = first.or(participant.panics.take());
             }

@@ -7,7 +7,7 @@
 
 use super::region::{Drain, PerParticipant, Regions};
 use crate::region::{Claims, Forked};
-use crate::solo;
+use crate::solo::{self, Verdict};
 use crate::tasks::Participant;
 use std::ops::Range;
 
@@ -101,12 +101,21 @@ where
     F: Fn(&mut S, Range<usize>) + Sync,
 {
     let target = runs.target();
-    let mut states = PerParticipant::<S, INLINE>::new(target.width_now());
     let fold_site = fold_code::<S, F> as fn(&F, &mut S, Range<usize>);
     let site = target.site(site.unwrap_or(fold_site as usize));
-    let alone = target.alone(site, states.participants(), claims.stop());
+    let mut alone = target.alone(site, claims.stop());
+    let verdict = alone.verdict(n);
+    if verdict == Verdict::Untimed {
+        // The caller's one state: no width read, no cells per participant.
+        let mut state = None;
+        let on_caller = |range| fold(state.get_or_insert_with(init), range);
+        solo::run(target.shared(), n, (alone, verdict), on_caller);
+        return combine(Drain::of_one(state));
+    }
+    alone.width = target.width_now();
+    let mut states = PerParticipant::<S, INLINE>::new(alone.width);
     let on_caller = |range| states.with(Participant::CALLER, init, |state| fold(state, range));
-    let Some(from) = solo::run(target.shared(), n, alone, on_caller) else {
+    let Some(from) = solo::run(target.shared(), n, (alone, verdict), on_caller) else {
         return combine(states.drain());
     };
     let participants = states.participants();
@@ -141,5 +150,100 @@ fn leave_forked_child(forked: Forked, on_fork: OnFork) -> ! {
             );
             std::process::abort();
         }
+    }
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::*;
+    use crate::site_rate::Site;
+    use crate::Pool;
+    use std::panic::{self, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The site `run` prices a region of `fold` by, as `run_in` makes it.
+    fn site_of<S, F: Fn(&mut S, Range<usize>)>(_: &F) -> Site {
+        let code = fold_code::<S, F> as fn(&F, &mut S, Range<usize>);
+        Site::new(code as usize, 1)
+    }
+
+    #[test]
+    fn a_region_alone_untimed_folds_its_ranges_into_one_state_of_the_callers() {
+        let pool = Pool::builder().workers(2).build().unwrap();
+        let caller = std::thread::current().id();
+        type Ran = Vec<(std::thread::ThreadId, Range<usize>)>;
+        let fold = |ran: &mut Ran, range| ran.push((std::thread::current().id(), range));
+        let site = site_of(&fold);
+        let mut untimed = 0;
+        for _ in 0..64 {
+            // A picosecond a task: 1,000 of them run alone (learnt again each time: another
+            // test's site may push this one out of its entry).
+            site.learn(1, 1000);
+            let states: Vec<Ran> = run(
+                &pool,
+                1000,
+                (Claims::FromHomes, None),
+                &Vec::new,
+                fold,
+                OnFork::Panic,
+                |states| states.collect(),
+            );
+            // Untimed: one state, the caller's, of one range. Timed, its first part apart,
+            // the rest alone or shared (the first part's rate decides).
+            if let [state] = states.as_slice() {
+                if let [(thread, range)] = state.as_slice() {
+                    assert_eq!((*thread, range), (caller, &(0..1000)));
+                    untimed += 1;
+                    continue;
+                }
+            }
+            let mut ranges: Vec<_> = states.into_iter().flatten().map(|(_, r)| r).collect();
+            ranges.sort_by_key(|range| range.start);
+            assert_eq!(ranges[0].start, 0);
+            assert!(
+                ranges.windows(2).all(|w| w[0].end == w[1].start),
+                "{ranges:?}"
+            );
+            assert_eq!(ranges.last().unwrap().end, 1000);
+        }
+        // Timed with chance one in sixteen, a thread's first always.
+        assert!(untimed >= 16, "{untimed} of 64 untimed");
+    }
+
+    #[test]
+    fn a_panic_in_a_region_alone_resumes_and_its_state_is_dropped_once() {
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        static DROPPED: AtomicUsize = AtomicUsize::new(0);
+        struct Counted;
+        impl Drop for Counted {
+            fn drop(&mut self) {
+                DROPPED.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let made = || {
+            MADE.fetch_add(1, Ordering::Relaxed);
+            Counted
+        };
+        let pool = Pool::builder().workers(2).build().unwrap();
+        let fold = |_: &mut Counted, range: Range<usize>| assert!(range.end < 1000, "the last");
+        let site = site_of(&fold);
+        for _ in 0..32 {
+            site.learn(1, 1000);
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                run(
+                    &pool,
+                    1000,
+                    (Claims::FromHomes, None),
+                    &made,
+                    fold,
+                    OnFork::Panic,
+                    |states| states.count(),
+                )
+            }));
+            assert!(outcome.is_err(), "the panic resumed");
+        }
+        let made = MADE.load(Ordering::Relaxed);
+        assert!(made >= 32, "{made}");
+        assert_eq!(DROPPED.load(Ordering::Relaxed), made);
     }
 }

@@ -82,11 +82,13 @@ impl Grain {
     };
 
     /// The positions a unit covers: `min`, one at least.
+    #[inline]
     pub(crate) fn unit(self) -> usize {
         self.min.max(1)
     }
 
     /// The most units a claim takes: one at least.
+    #[inline]
     pub(crate) fn most_units(self) -> usize {
         (self.max / self.unit()).max(1)
     }
@@ -106,6 +108,7 @@ impl<'a> Target<'a> {
     }
 
     /// The most participants a region runs on now.
+    #[inline]
     pub(crate) fn width_now(self) -> usize {
         match self.on {
             On::Pool(pool, wide) => pool.region_width(wide),
@@ -115,24 +118,27 @@ impl<'a> Target<'a> {
 
     /// The call site whose closures' code is at `code`, at this target's grain (README
     /// "Regions too small to share").
+    #[inline]
     pub(crate) fn site(self, code: usize) -> Site {
         Site::new(code, self.grain.unit())
     }
 
-    /// How a region of `site`, `width` wide, would run on its caller alone, ended early by
-    /// `stop`.
-    pub(crate) fn alone(self, site: Site, width: usize, stop: Option<&AtomicBool>) -> Alone<'_> {
+    /// How a region of `site` would run on its caller alone, ended early by `stop`: one
+    /// wide until the caller says otherwise.
+    #[inline]
+    pub(crate) fn alone(self, site: Site, stop: Option<&AtomicBool>) -> Alone<'_> {
         let unit = self.grain.unit();
         Alone {
             site,
             unit,
-            width,
+            width: 1,
             most: self.grain.most_units().saturating_mul(unit),
             stop,
         }
     }
 
     /// The shared state of the pool's crew: whose the region's tasks are.
+    #[inline]
     pub(crate) fn shared(self) -> &'a Shared {
         match self.on {
             On::Pool(pool, _) => pool.shared(),
@@ -369,6 +375,7 @@ impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
     pub(crate) fn drain(&mut self) -> Drain<'_, S> {
         let (in_place, spilled) = self.cells_mut();
         Drain {
+            alone: None,
             cells: in_place.iter_mut().chain(spilled.iter_mut()),
         }
     }
@@ -384,17 +391,33 @@ impl<S, const INLINE: usize> Drop for PerParticipant<S, INLINE> {
 /// The states of a [`PerParticipant`], taken out in participant order; those not taken
 /// stay in it (dropped with it).
 pub(crate) struct Drain<'a, S> {
+    /// The one state of a region run on its caller alone, taken first.
+    alone: Option<S>,
     cells: std::iter::Chain<Cells<'a, S>, Cells<'a, S>>,
 }
 
 /// The cells of a [`PerParticipant`] in place or spilled, borrowed mutably.
 type Cells<'a, S> = std::slice::IterMut<'a, Cell<S>>;
 
+impl<'a, S> Drain<'a, S> {
+    /// The state of a region that ran on its caller alone, if it made one.
+    #[inline]
+    pub(crate) fn of_one(state: Option<S>) -> Drain<'a, S> {
+        Drain {
+            alone: state,
+            cells: Cells::default().chain(Cells::default()),
+        }
+    }
+}
+
 impl<S> Iterator for Drain<'_, S> {
     type Item = S;
 
     #[inline]
     fn next(&mut self) -> Option<S> {
+        if let Some(state) = self.alone.take() {
+            return Some(state);
+        }
         self.cells.find_map(|cell| {
             // SAFETY: the drain borrows the cells mutably: nothing else touches them.
             cell.with_mut(|state| unsafe { (*state).take() })
