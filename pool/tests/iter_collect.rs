@@ -147,6 +147,53 @@ fn fold_flat_map_unzip_and_collections_match_std_on_the_default_pool_and_inside_
 }
 
 #[test]
+fn a_participant_folds_the_adjacent_ranges_it_claims_into_one_accumulator() {
+    // Two threads, four ranges (each half a thread's share): a participant that claims
+    // its home's two ranges, the second where the first ended, makes one accumulator of
+    // them; four only where every range was taken apart from the one before it.
+    let pool = Pool::builder().workers(2).build().unwrap();
+    let n = 100_000u64;
+    let mut fewest = usize::MAX;
+    for _ in 0..20 {
+        let made = AtomicUsize::new(0);
+        let runs: Vec<Vec<u64>> = pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .fold(
+                    || {
+                        made.fetch_add(1, Ordering::Relaxed);
+                        Vec::new()
+                    },
+                    |mut run, x| {
+                        run.push(x);
+                        run
+                    },
+                )
+                .collect()
+        });
+        assert_eq!(
+            runs.concat(),
+            (0..n).collect::<Vec<_>>(),
+            "in order, each once"
+        );
+        let made = made.into_inner();
+        assert_eq!(made, runs.len());
+        fewest = fewest.min(made);
+        let text: String = pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .map(|x| (b'a' + (x % 26) as u8) as char)
+                .collect()
+        });
+        assert!(text
+            .bytes()
+            .enumerate()
+            .all(|(i, b)| b == b'a' + (i % 26) as u8));
+    }
+    assert!(fewest < 4, "{fewest} accumulators at fewest in 20 folds");
+}
+
+#[test]
 fn fold_with_no_items_yields_one_identity() {
     let accumulators: Vec<u32> = (0..0u32).into_par_iter().fold(|| 7, |a, b| a + b).collect();
     assert_eq!(accumulators, [7]);

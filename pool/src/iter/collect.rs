@@ -11,6 +11,7 @@ use crate::ops::map::{append_ranges, write_results};
 use crate::ops::pipeline::{self, OnFork};
 use crate::ops::region::{Disjoint, Grain, Target};
 use crate::region::Claims;
+use std::ops::Range;
 
 /// Builds a collection from a parallel iterator: what
 /// [`collect`](ParallelIterator::collect) makes, as rayon's trait of the same name.
@@ -203,30 +204,42 @@ fn move_in_order<T: Send>(out: &mut Vec<T>, gathered: &mut [Gathered<T>]) {
     }
 }
 
-/// `gather` of each claimed range's items where it ran, claimed by `grain`, the parts in
-/// the iterator's order (ranges without items make none).
+/// `gather(None, items)` of each claimed range's items where it ran, claimed by `grain`,
+/// the parts in the iterator's order (ranges without items make none). A range that
+/// continues the last one its participant claimed continues that range's part instead
+/// (`gather(Some(part), items)`): a participant that claims its home range by range makes
+/// one part of it.
 pub(crate) fn ordered_parts<I, P, G>(iter: &I, grain: Grain, gather: G) -> Vec<P>
 where
     I: Drive,
     P: Send,
-    G: Fn(I::Seq<'_>) -> P + Sync,
+    G: Fn(Option<P>, I::Seq<'_>) -> P + Sync,
 {
-    let mut parts: Vec<(usize, P)> = Target::current(grain, |runs| {
+    let mut parts: Vec<(Range<usize>, P)> = Target::current(grain, |runs| {
         pipeline::run_any_state(
             runs,
             iter.positions(),
             Claims::FromHomes,
             &Vec::new,
-            |parts: &mut Vec<(usize, P)>, range| {
-                if !range.is_empty() {
-                    let start = range.start;
-                    // SAFETY: the pipeline's ranges are disjoint and within the positions.
-                    parts.push((start, gather(unsafe { iter.seq(range) })));
+            |parts: &mut Vec<(Range<usize>, P)>, range| {
+                if range.is_empty() {
+                    return;
                 }
+                let (start, continued) = match parts.last() {
+                    Some((last, _)) if last.end == range.start => {
+                        let (last, part) = parts.pop().expect("a last part");
+                        (last.start, Some(part))
+                    }
+                    _ => (range.start, None),
+                };
+                let end = range.end;
+                // SAFETY: the pipeline's ranges are disjoint and within the positions.
+                let part = gather(continued, unsafe { iter.seq(range) });
+                parts.push((start..end, part));
             },
             |states| states.flatten().collect(),
         )
     });
-    parts.sort_unstable_by_key(|&(start, _)| start);
+    parts.sort_unstable_by_key(|(range, _)| range.start);
     parts.into_iter().map(|(_, part)| part).collect()
 }

@@ -89,7 +89,7 @@ through_vec! {
 /// ```
 impl<T: Send> FromParallelIterator<T> for String
 where
-    String: FromIterator<T>,
+    String: FromIterator<T> + Extend<T>,
 {
     fn from_par_iter<I>(iter: I) -> String
     where
@@ -103,14 +103,24 @@ where
 
 impl<T: Send> ParallelExtend<T> for String
 where
-    String: FromIterator<T>,
+    String: FromIterator<T> + Extend<T>,
 {
     fn par_extend<I>(&mut self, iter: I)
     where
         I: IntoParallelIterator<Item = T>,
     {
         let iter = iter.into_par_iter();
-        let pieces = ordered_parts(&iter, grain(&iter), |items| items.collect::<String>());
+        let pieces = ordered_parts(
+            &iter,
+            grain(&iter),
+            |piece: Option<String>, items| match piece {
+                Some(mut piece) => {
+                    piece.extend(items);
+                    piece
+                }
+                None => items.collect::<String>(),
+            },
+        );
         self.reserve(pieces.iter().map(String::len).sum());
         pieces.iter().for_each(|piece| self.push_str(piece));
     }

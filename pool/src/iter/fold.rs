@@ -1,8 +1,9 @@
-//! `fold(identity, op)` and `fold_with(init, op)`: an accumulator per claimed range, the
-//! ranges at least 1/`RANGES_PER_THREAD` of a thread's share, so `identity` runs at most
-//! that often per thread of the pool whatever the number of items (rayon: once per split,
-//! as often as it splits); the accumulators, in the items' order as rayon's, are a
-//! computed source, made by one region over the base.
+//! `fold(identity, op)` and `fold_with(init, op)`: an accumulator per run of adjacent ranges
+//! a participant claims (one per participant that claims only its own home), the ranges
+//! at least 1/`RANGES_PER_THREAD` of a thread's share, so `identity` runs at most that
+//! often per thread of the pool whatever the number of items (rayon: once per split, as
+//! often as it splits); the accumulators, in the items' order as rayon's, are a computed
+//! source, made by one region over the base.
 
 use super::collect::ordered_parts;
 use super::computed::{sealed::Make, Computed};
@@ -16,8 +17,8 @@ use super::identity::CloneOf;
 /// thread; 8 cost a 1e5-item group-by 1.9x the index operation's time.
 const RANGES_PER_THREAD: usize = 2;
 
-/// `iter.fold(identity, op)`: the accumulators, one per claimed range, in order (one
-/// `identity()` when there are no items).
+/// `iter.fold(identity, op)`: the accumulators, one per run of adjacent claimed ranges, in
+/// order (one `identity()` when there are no items).
 pub type Fold<I, ID, F> = Computed<Folding<I, ID, F>>;
 
 /// `iter.fold_with(init, op)`: [`Fold`] with clones of `init` for identity.
@@ -49,8 +50,11 @@ where
         let ranges = crate::current_num_threads() * RANGES_PER_THREAD;
         let mut coarse = grain(&self.base);
         coarse.min = coarse.min.max(self.base.positions().div_ceil(ranges));
-        let mut accumulators = ordered_parts(&self.base, coarse, |items| {
-            items.fold(self.identity.make(), &self.op)
+        let mut accumulators = ordered_parts(&self.base, coarse, |accumulator, items| {
+            items.fold(
+                accumulator.unwrap_or_else(|| self.identity.make()),
+                &self.op,
+            )
         });
         if accumulators.is_empty() {
             accumulators.push(self.identity.make());
