@@ -60,13 +60,12 @@ fn timed_now() -> bool {
 }
 
 /// How a region would run alone: its call site, the positions a task covers (`unit`: the
-/// timed first part ends on a task's end), its width, the most positions one range may
-/// have (as a claim's bound), and the flag that ends it early, if any.
+/// timed first part ends on a task's end), the most positions one range may have (as a
+/// claim's bound), and the flag that ends it early, if any.
 #[derive(Clone, Copy)]
 pub(crate) struct Alone<'a> {
     pub(crate) site: Site,
     pub(crate) unit: usize,
-    pub(crate) width: usize,
     pub(crate) most: usize,
     pub(crate) stop: Option<&'a AtomicBool>,
 }
@@ -75,7 +74,7 @@ pub(crate) struct Alone<'a> {
 /// alone, timed or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
-    /// The site is unknown, or its rate puts the region at [`SOLO_NS`] or more.
+    /// The region is empty, its site unknown, or its rate puts it at [`SOLO_NS`] or more.
     Share,
     /// Alone, on the site's last price.
     Untimed,
@@ -115,8 +114,8 @@ impl Alone<'_> {
 /// Runs positions `0..n` by `run`, in ranges of at most `alone.most`, on the caller alone,
 /// as a task of `shared`'s pool, unless `verdict` is to share. If the region is timed and
 /// the whole would take twice [`SOLO_NS`] at the rate its first part (a sixteenth of one
-/// participant's share) ran at, only that part ran, and the site learns its rate; else a
-/// timed region teaches the site the whole's. `None` once every position ran (or the stop
+/// participant's share, the region `width` wide) ran at, only that part ran, and the site
+/// learns its rate; else a timed region teaches the site the whole's. `None` once every position ran (or the stop
 /// flag was set), resuming the first panic (a range that panics stops no other range);
 /// else the first position that did not run, to be shared (0 if none ran).
 #[inline]
@@ -124,9 +123,9 @@ pub(crate) fn run(
     shared: &Shared,
     n: usize,
     (alone, verdict): (Alone<'_>, Verdict),
+    width: usize,
     mut run: impl FnMut(Range<usize>),
 ) -> Option<usize> {
-    let tasks = |positions: usize| alone.tasks(positions);
     if verdict == Verdict::Share {
         return Some(0);
     }
@@ -148,7 +147,7 @@ pub(crate) fn run(
             }
             // A sixteenth of one participant's share: a region that turns out worth
             // sharing loses at most a sixteenth of its shared time.
-            let part = 16 * alone.width.max(1);
+            let part = 16 * width.max(1);
             let first = match alone.unit {
                 1 => (n / part).max(1),
                 unit => (n / part / unit).max(1).saturating_mul(unit).min(n),
@@ -161,7 +160,7 @@ pub(crate) fn run(
                 return None;
             }
             let first_ns = sync::now_ns().saturating_sub(began);
-            alone.site.learn(first_ns, tasks(first));
+            alone.site.learn(first_ns, alone.tasks(first));
             if first == n {
                 return None;
             }
@@ -180,7 +179,7 @@ pub(crate) fn run(
                 if !stopped() {
                     alone
                         .site
-                        .learn(sync::now_ns().saturating_sub(began), tasks(n));
+                        .learn(sync::now_ns().saturating_sub(began), alone.tasks(n));
                 }
             }
             None
@@ -213,7 +212,6 @@ mod tests {
         let alone = Alone {
             site,
             unit,
-            width: 1,
             most,
             stop,
         };
@@ -238,6 +236,7 @@ mod tests {
                 pool.shared(),
                 n,
                 alone(site, n, (unit, most), stop),
+                1,
                 |range| {
                     ranges.borrow_mut().push(range.clone());
                     task(&range);
@@ -261,6 +260,7 @@ mod tests {
                 pool.shared(),
                 10,
                 alone(site, 10, (1, usize::MAX), None),
+                1,
                 mark
             ),
             Some(0)
@@ -271,6 +271,7 @@ mod tests {
                 pool.shared(),
                 10,
                 alone(site, 10, (1, usize::MAX), None),
+                1,
                 mark
             ),
             Some(0)
@@ -340,6 +341,7 @@ mod tests {
                             pool.shared(),
                             1600,
                             alone(site, 1600, (1, usize::MAX), None),
+                            1,
                             slow,
                         )
                     })

@@ -148,9 +148,10 @@ fn fold_flat_map_unzip_and_collections_match_std_on_the_default_pool_and_inside_
 
 #[test]
 fn a_participant_folds_the_adjacent_ranges_it_claims_into_one_accumulator() {
-    // Two threads, four ranges (each half a thread's share): a participant that claims
-    // its home's two ranges, the second where the first ended, makes one accumulator of
-    // them; four only where every range was taken apart from the one before it.
+    // Two threads, four ranges (each half a thread's share, and at most that: one a
+    // claim): a participant that claims its home's two ranges, the second where the first
+    // ended, makes one accumulator of them; four only where every range was taken apart
+    // from the one before it.
     let pool = Pool::builder().workers(2).build().unwrap();
     let n = 100_000u64;
     let mut fewest = usize::MAX;
@@ -159,6 +160,7 @@ fn a_participant_folds_the_adjacent_ranges_it_claims_into_one_accumulator() {
         let runs: Vec<Vec<u64>> = pool.install(|| {
             (0..n)
                 .into_par_iter()
+                .with_max_len(n as usize / 4)
                 .fold(
                     || {
                         made.fetch_add(1, Ordering::Relaxed);

@@ -320,7 +320,12 @@ fn with_spin_us_0_every_wait_blocks_and_every_result_is_exact() {
         let started = AtomicUsize::new(0);
         pool.dispatch(2, |_| {
             started.fetch_add(1, Ordering::SeqCst);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
             while started.load(Ordering::SeqCst) < 2 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "no helper came in 10 s"
+                );
                 std::thread::yield_now();
             }
         });

@@ -89,7 +89,7 @@ through_vec! {
 /// ```
 impl<T: Send> FromParallelIterator<T> for String
 where
-    String: FromIterator<T> + Extend<T>,
+    String: FromIterator<T>,
 {
     fn from_par_iter<I>(iter: I) -> String
     where
@@ -103,26 +103,23 @@ where
 
 impl<T: Send> ParallelExtend<T> for String
 where
-    String: FromIterator<T> + Extend<T>,
+    String: FromIterator<T>,
 {
     fn par_extend<I>(&mut self, iter: I)
     where
         I: IntoParallelIterator<Item = T>,
     {
         let iter = iter.into_par_iter();
-        let pieces = ordered_parts(
-            &iter,
-            grain(&iter),
-            |piece: Option<String>, items| match piece {
-                Some(mut piece) => {
-                    piece.extend(items);
-                    piece
-                }
-                None => items.collect::<String>(),
-            },
-        );
-        self.reserve(pieces.iter().map(String::len).sum());
-        pieces.iter().for_each(|piece| self.push_str(piece));
+        // A piece per range (`String: FromIterator<T>` alone says how to make one), kept
+        // together for a run of adjacent ranges.
+        let runs = ordered_parts(&iter, grain(&iter), |run: Option<Vec<String>>, items| {
+            let mut run = run.unwrap_or_default();
+            run.push(items.collect());
+            run
+        });
+        let pieces = || runs.iter().flatten();
+        self.reserve(pieces().map(String::len).sum());
+        pieces().for_each(|piece| self.push_str(piece));
     }
 }
 

@@ -103,19 +103,20 @@ where
     let target = runs.target();
     let fold_site = fold_code::<S, F> as fn(&F, &mut S, Range<usize>);
     let site = target.site(site.unwrap_or(fold_site as usize));
-    let mut alone = target.alone(site, claims.stop());
+    let alone = target.alone(site, claims.stop());
     let verdict = alone.verdict(n);
     if verdict == Verdict::Untimed {
         // The caller's one state: no width read, no cells per participant.
         let mut state = None;
         let on_caller = |range| fold(state.get_or_insert_with(init), range);
-        solo::run(target.shared(), n, (alone, verdict), on_caller);
+        let rest = solo::run(target.shared(), n, (alone, verdict), 1, on_caller);
+        debug_assert_eq!(rest, None, "an untimed region alone runs every position");
         return combine(Drain::of_one(state));
     }
-    alone.width = target.width_now();
-    let mut states = PerParticipant::<S, INLINE>::new(alone.width);
+    let width = target.width_now();
+    let mut states = PerParticipant::<S, INLINE>::new(width);
     let on_caller = |range| states.with(Participant::CALLER, init, |state| fold(state, range));
-    let Some(from) = solo::run(target.shared(), n, (alone, verdict), on_caller) else {
+    let Some(from) = solo::run(target.shared(), n, (alone, verdict), width, on_caller) else {
         return combine(states.drain());
     };
     let participants = states.participants();
@@ -220,15 +221,25 @@ mod tests {
                 DROPPED.fetch_add(1, Ordering::Relaxed);
             }
         }
+        let caller = std::thread::current().id();
+        let elsewhere = AtomicUsize::new(0);
         let made = || {
             MADE.fetch_add(1, Ordering::Relaxed);
+            if std::thread::current().id() != caller {
+                elsewhere.fetch_add(1, Ordering::Relaxed);
+            }
             Counted
         };
         let pool = Pool::builder().workers(2).build().unwrap();
         let fold = |_: &mut Counted, range: Range<usize>| assert!(range.end < 1000, "the last");
         let site = site_of(&fold);
+        let mut alone = 0;
         for _ in 0..32 {
             site.learn(1, 1000);
+            let (made_before, elsewhere_before) = (
+                MADE.load(Ordering::Relaxed),
+                elsewhere.load(Ordering::Relaxed),
+            );
             let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
                 run(
                     &pool,
@@ -241,9 +252,15 @@ mod tests {
                 )
             }));
             assert!(outcome.is_err(), "the panic resumed");
+            // Alone: one state, made on the caller.
+            if MADE.load(Ordering::Relaxed) - made_before == 1
+                && elsewhere.load(Ordering::Relaxed) == elsewhere_before
+            {
+                alone += 1;
+            }
         }
+        assert!(alone >= 16, "{alone} of 32 regions ran alone");
         let made = MADE.load(Ordering::Relaxed);
-        assert!(made >= 32, "{made}");
         assert_eq!(DROPPED.load(Ordering::Relaxed), made);
     }
 }

@@ -123,15 +123,13 @@ impl<'a> Target<'a> {
         Site::new(code, self.grain.unit())
     }
 
-    /// How a region of `site` would run on its caller alone, ended early by `stop`: one
-    /// wide until the caller says otherwise.
+    /// How a region of `site` would run on its caller alone, ended early by `stop`.
     #[inline]
     pub(crate) fn alone(self, site: Site, stop: Option<&AtomicBool>) -> Alone<'_> {
         let unit = self.grain.unit();
         Alone {
             site,
             unit,
-            width: 1,
             most: self.grain.most_units().saturating_mul(unit),
             stop,
         }
@@ -388,8 +386,9 @@ impl<S, const INLINE: usize> Drop for PerParticipant<S, INLINE> {
     }
 }
 
-/// The states of a [`PerParticipant`], taken out in participant order; those not taken
-/// stay in it (dropped with it).
+/// The states of a region, taken out in participant order: a [`PerParticipant`]'s, those
+/// not taken staying in it (dropped with it), or the one state of a region run on its
+/// caller alone untimed ([`Drain::of_one`], dropped with the drain if not taken).
 pub(crate) struct Drain<'a, S> {
     /// The one state of a region run on its caller alone, taken first.
     alone: Option<S>,
