@@ -115,9 +115,10 @@ impl Alone<'_> {
 /// as a task of `shared`'s pool, unless `verdict` is to share. If the region is timed and
 /// the whole would take twice [`SOLO_NS`] at the rate its first part (a sixteenth of one
 /// participant's share, the region `width` wide) ran at, only that part ran, and the site
-/// learns its rate; else a timed region teaches the site the whole's. `None` once every position ran (or the stop
-/// flag was set), resuming the first panic (a range that panics stops no other range);
-/// else the first position that did not run, to be shared (0 if none ran).
+/// learns its rate; else a timed region teaches the site the whole's. `None` once every
+/// position ran (or the stop flag was set), resuming the first panic (a range that panics
+/// stops no other range); else the first position that did not run, to be shared (0 if
+/// none ran).
 #[inline]
 pub(crate) fn run(
     shared: &Shared,
