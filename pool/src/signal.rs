@@ -500,7 +500,7 @@ impl Signal {
     pub(crate) fn end_spin(&self, spun: Spun, gaps: &mut Gaps, counters: &Counters) {
         self.spinners.fetch_sub(1, Ordering::Relaxed);
         counters.spun(spun.spun_ns, true);
-        gaps.learn(spun.spun_ns, self.limits);
+        gaps.learn(spun.spun_ns, self.limits, self.block_cost());
     }
 
     /// A permit taken (the first slot with one, from `cursor` on; the slots kept for joins'
@@ -552,7 +552,7 @@ impl Signal {
     /// The longest any waiter spins now: `spin_us`, at most a kernel wake-up's cost; 0 when
     /// nothing spins (README "Spinning").
     pub(crate) fn spin_ceiling_ns(&self) -> u64 {
-        self.limits.ceiling_ns.min(self.block_cost())
+        self.limits.window_limit(self.block_cost())
     }
 
     /// What a kernel wake-up costs here, as measured (before any: the unmeasured bound).
@@ -626,7 +626,8 @@ impl Signal {
         let outcome = match outcome {
             Some(wait) => {
                 if self.limits.enabled() {
-                    gaps.learn(sync::now_ns().saturating_sub(started), self.limits);
+                    let waited = sync::now_ns().saturating_sub(started);
+                    gaps.learn(waited, self.limits, self.block_cost());
                 }
                 Some(wait)
             }
@@ -654,7 +655,8 @@ impl Signal {
                     if stream {
                         *gaps = Gaps::default(); // regions come back to back now
                     } else {
-                        gaps.learn(posted_ns.saturating_sub(started), self.limits);
+                        let slept = posted_ns.saturating_sub(started);
+                        gaps.learn(slept, self.limits, self.block_cost());
                     }
                 }
                 woke
@@ -716,7 +718,7 @@ impl Signal {
                 .saturating_sub(started)
         };
         if self.limits.enabled() {
-            gaps.learn(waited, self.limits);
+            gaps.learn(waited, self.limits, self.block_cost());
             slot.caller_gaps.store(gaps.to_bits(), Ordering::Relaxed);
         }
     }

@@ -17,9 +17,12 @@ const YIELD_AFTER_NS: u64 = 2_000;
 /// 1/8; a pool's gaps change with the program's phases, so it follows faster).
 const LEARNING_SHIFT: u32 = 2;
 
-/// A gap longer than this many ceilings counts as this long: one idle minute must not take
-/// hundreds of short gaps to forget.
-const GAP_CLAMP_CEILINGS: u64 = 4;
+/// A gap longer than this many spin limits (`min(spin_us, block cost)`) counts as this
+/// long. Every such gap says "block" as loudly as a longer one, so one idle minute is
+/// forgotten after a few short gaps; and one stray long gap (a descheduled thread) moves a
+/// mean below half the limit to at most the limit, so it costs no block, while three in a
+/// row stop the spinning.
+const GAP_CLAMP_LIMITS: u64 = 2;
 
 /// What blocking is taken to cost until a kernel wake-up was measured: about the kernel's
 /// wake-up latency (40 us on this project's 2-core VM, tens of microseconds on most
@@ -51,6 +54,11 @@ impl SpinLimits {
         self.ceiling_ns > 0
     }
 
+    /// The longest window with blocking at `block_cost_ns`: `min(spin_us, block cost)`.
+    pub(crate) fn window_limit(self, block_cost_ns: u64) -> u64 {
+        self.ceiling_ns.min(block_cost_ns)
+    }
+
     /// The cost of blocking to assume before any was measured (README "Spinning").
     pub(crate) fn unmeasured_block_cost_ns(self) -> u64 {
         self.ceiling_ns.min(UNMEASURED_BLOCK_COST_NS)
@@ -77,7 +85,7 @@ impl Gaps {
     /// is no longer than that (spinning should end in work), else 0 (block at once). Never
     /// longer than blocking costs: the ski-rental bound (README "Spinning").
     pub(crate) fn window(self, limits: SpinLimits, block_cost_ns: u64) -> u64 {
-        let limit = limits.ceiling_ns.min(block_cost_ns);
+        let limit = limits.window_limit(block_cost_ns);
         if self.expected_ns <= limit {
             limit
         } else {
@@ -85,9 +93,13 @@ impl Gaps {
         }
     }
 
-    /// Takes one more observed gap into the mean.
-    pub(crate) fn learn(&mut self, gap_ns: u64, limits: SpinLimits) {
-        let gap = gap_ns.min(limits.ceiling_ns.saturating_mul(GAP_CLAMP_CEILINGS));
+    /// Takes one more observed gap into the mean, clamped to [`GAP_CLAMP_LIMITS`] window
+    /// limits.
+    pub(crate) fn learn(&mut self, gap_ns: u64, limits: SpinLimits, block_cost_ns: u64) {
+        let clamp = limits
+            .window_limit(block_cost_ns)
+            .saturating_mul(GAP_CLAMP_LIMITS);
+        let gap = gap_ns.min(clamp);
         self.expected_ns = ewma(self.expected_ns, gap);
     }
 }
@@ -160,19 +172,44 @@ mod tests {
     }
 
     #[test]
+    fn one_stray_long_gap_keeps_the_spinning() {
+        let mut gaps = Gaps::from_bits(1_000);
+        gaps.learn(u64::MAX, LIMITS, 40_000);
+        assert_eq!(
+            gaps.to_bits(),
+            20_750,
+            "clamped to twice the limit: 1/4 of 80 us"
+        );
+        assert_eq!(
+            gaps.window(LIMITS, 40_000),
+            40_000,
+            "no block for one stray gap"
+        );
+    }
+
+    #[test]
     fn long_gaps_stop_the_spinning_and_short_ones_bring_it_back() {
         let mut gaps = Gaps::default();
-        gaps.learn(200_000, LIMITS);
-        gaps.learn(200_000, LIMITS);
-        assert_eq!(gaps.window(LIMITS, 40_000), 0, "bursty: block at once");
-        let mut dispatches = 0;
-        while gaps.window(LIMITS, 40_000) == 0 {
-            gaps.learn(1_000, LIMITS);
-            dispatches += 1;
+        let mut long_gaps = 0;
+        while gaps.window(LIMITS, 40_000) > 0 {
+            gaps.learn(1_000_000, LIMITS, 40_000);
+            long_gaps += 1;
         }
-        assert!(dispatches <= 8, "back to back again after {dispatches}");
-        gaps.learn(u64::MAX, LIMITS);
-        assert!(gaps.to_bits() <= 4 * 50_000, "a huge gap is clamped");
+        assert_eq!(long_gaps, 3, "bursty: block at once from the fourth wait");
+        for _ in 0..100 {
+            gaps.learn(1_000_000, LIMITS, 40_000);
+        }
+        let idle = gaps.to_bits();
+        assert!(
+            (79_000..=80_000).contains(&idle),
+            "a long idle spell counts as 80 us a gap: {idle}"
+        );
+        let mut short_gaps = 0;
+        while gaps.window(LIMITS, 40_000) == 0 {
+            gaps.learn(1_000, LIMITS, 40_000);
+            short_gaps += 1;
+        }
+        assert_eq!(short_gaps, 3, "back to back again after {short_gaps}");
     }
 
     #[test]
