@@ -190,7 +190,7 @@ mod tests {
                 |states| states.collect(),
             );
             // Untimed: one state, the caller's, of one range. Timed, its first part apart,
-            // the rest alone or shared (the first part's rate decides).
+            // the rest alone or shared (its first parts' rates decide).
             if let [state] = states.as_slice() {
                 if let [(thread, range)] = state.as_slice() {
                     assert_eq!((*thread, range), (caller, &(0..1000)));
