@@ -1,8 +1,8 @@
 //! Regions too small to share (README "Regions too small to share"): an operation's region
 //! whose call site's remembered rate puts its whole work under [`SOLO_NS`] runs on its
 //! caller alone, nothing posted. About one such region in [`TIMED_EVERY`] on a thread
-//! (drawn; a thread's first always), and as many of those priced up to
-//! [`PROBED_BELOW_NS`], run timed: their first part (a sixteenth of one participant's
+//! (drawn; a thread's first always), and as many of the regions priced from `SOLO_NS` up
+//! to [`PROBED_BELOW_NS`], run timed: their first part (a sixteenth of one participant's
 //! share) and, if the whole would take twice `SOLO_NS` at its rate, a second part as long:
 //! if the whole would at the second part's rate too, the rest is shared, else the whole
 //! region's time teaches the site its rate. The others run untimed: the clock reads and the
@@ -40,6 +40,11 @@ pub(crate) const TIMED_EVERY: u32 = 16;
 /// contending with a helper's): without these draws, a region that runs faster alone
 /// could be priced above the bound by its shared runs and be shared at every call.
 const PROBED_BELOW_NS: u64 = 16 * SOLO_NS;
+
+/// The fewest tasks a region drawn above the bound has: its two timed parts, a task each
+/// at the least, are then at most a sixteenth of it, 1.5 us of a region priced just under
+/// [`PROBED_BELOW_NS`], if it is worth sharing after all.
+const PROBED_FROM_TASKS: usize = 32;
 
 /// The first state of a thread's draws: any but 0, which marks a thread that drew none.
 const FIRST_DRAW: u32 = 0x9E37_79B9;
@@ -87,7 +92,8 @@ pub(crate) enum Verdict {
     Share,
     /// Alone, on the site's last price.
     Untimed,
-    /// Alone, its first part timed ([`TIMED_EVERY`]).
+    /// Alone, its first parts timed ([`TIMED_EVERY`]), then alone or shared: priced under
+    /// [`SOLO_NS`], or drawn below [`PROBED_BELOW_NS`].
     Timed,
 }
 
@@ -97,8 +103,9 @@ impl Alone<'_> {
     /// state per participant.
     #[inline]
     pub(crate) fn verdict(&self, n: usize) -> Verdict {
+        let tasks = self.tasks(n);
         let priced_ns = match self.site.recalled() {
-            Some(rate) if n > 0 => rate.ns_for(self.tasks(n)),
+            Some(rate) if n > 0 => rate.ns_for(tasks),
             _ => return Verdict::Share,
         };
         if priced_ns < SOLO_NS {
@@ -107,7 +114,7 @@ impl Alone<'_> {
             } else {
                 Verdict::Untimed
             }
-        } else if priced_ns < PROBED_BELOW_NS && timed_now() {
+        } else if priced_ns < PROBED_BELOW_NS && tasks >= PROBED_FROM_TASKS && timed_now() {
             Verdict::Timed
         } else {
             Verdict::Share
@@ -128,8 +135,10 @@ impl Alone<'_> {
 /// Runs positions `0..n` by `run`, in ranges of at most `alone.most`, on the caller alone,
 /// as a task of `shared`'s pool, unless `verdict` is to share. If the region is timed and
 /// the whole would take twice [`SOLO_NS`] at the rate its first part (a sixteenth of one
-/// participant's share, the region `width` wide) ran at, only that part ran, and the site
-/// learns its rate; else a timed region teaches the site the whole's. `None` once every
+/// participant's share, the region `width` wide) ran at, a second part as long runs; if
+/// the whole would at that part's rate too (or at the first's, where a second part would
+/// reach the end), only those parts ran, and the site learns the deciding part's rate;
+/// else a timed region teaches the site the whole's. `None` once every
 /// position ran (or the stop flag was set), resuming the first panic (a range that panics
 /// stops no other range); else the first position that did not run, to be shared (0 if
 /// none ran).
@@ -174,22 +183,27 @@ pub(crate) fn run(
             if stopped() {
                 return None;
             }
-            let first_ns = sync::now_ns().saturating_sub(began);
+            let first_ended = sync::now_ns();
+            let first_ns = first_ended.saturating_sub(began);
+            let second = first.saturating_mul(2).min(n);
             let mut ran = first;
-            if first < n && worth_sharing(first_ns, first, n) {
+            if first < n && worth_sharing(first_ns, first, n) && !panics.any() {
+                if second == n {
+                    // Too few tasks for two parts and a rest: the first decides.
+                    alone.site.learn(first_ns, alone.tasks(first));
+                    return Some(first);
+                }
                 // The first part's time holds its start-up costs (a state's first
                 // allocations, lines not yet in cache), which a small part's rate would
                 // charge to the whole: the next part, as long, shows the rate the rest
                 // runs at, and only it shares the rest.
-                let second = first.saturating_mul(2).min(n);
-                let second_began = sync::now_ns();
                 run_all(first..second);
                 if stopped() {
                     return None;
                 }
-                let second_ns = sync::now_ns().saturating_sub(second_began);
+                let second_ns = sync::now_ns().saturating_sub(first_ended);
                 ran = second;
-                if second < n && worth_sharing(second_ns, second - first, n) && !panics.any() {
+                if worth_sharing(second_ns, second - first, n) && !panics.any() {
                     alone.site.learn(second_ns, alone.tasks(second - first));
                     return Some(second);
                 }
@@ -351,58 +365,79 @@ mod tests {
         // 200 us for 100 positions at least: 2 us each.
         let rate = site.recalled().expect("learnt");
         assert!(rate.ns_for(1000) >= 2_000_000, "{rate:?}");
+        // Two positions: a second part would reach the end, so the first decides.
+        let (outcome, ranges) =
+            priced_cheap(&pool, site, 2, (1, usize::MAX, None), slow, |outcome| {
+                outcome.is_some_and(|from| from > 0)
+            });
+        assert_eq!((outcome, ranges.len(), &ranges[0]), (Some(1), 1, &(0..1)));
+    }
+
+    /// `run` of `0..n` positions of `site` on a thread of its own, whose first region alone
+    /// is timed, the site priced at `price_ns` for the whole first: the outcome and the
+    /// ranges run.
+    fn first_on_a_thread(
+        pool: &Pool,
+        site: Site,
+        (n, price_ns): (usize, u64),
+        task: impl Fn(&Range<usize>) + Sync,
+    ) -> (Option<usize>, Vec<Range<usize>>) {
+        thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    site.learn(price_ns, n);
+                    let ranges = RefCell::new(Vec::new());
+                    let outcome = run(
+                        pool.shared(),
+                        n,
+                        alone(site, n, (1, usize::MAX), None),
+                        1,
+                        |range| {
+                            task(&range);
+                            ranges.borrow_mut().push(range);
+                        },
+                    );
+                    (outcome, ranges.into_inner())
+                })
+                .join()
+                .unwrap()
+        })
     }
 
     #[test]
     fn a_slow_start_alone_does_not_share_a_region_whose_rest_is_fast() {
         let pool = Pool::builder().workers(2).build().unwrap();
         let site = Site::new(0x0107_0000, 1);
-        // Only the first part is slow (start-up costs); the second part, as long, shows
-        // the rate the rest runs at, and the region stays alone. Each try on a thread of
-        // its own, whose first region alone is timed; a try whose second part a busy
-        // machine held up, or whose site another test pushed out, tries again.
-        let three_parts = (0..20).any(|_| {
-            thread::scope(|scope| {
-                scope
-                    .spawn(|| {
-                        site.learn(1, 1000);
-                        let ranges = RefCell::new(Vec::new());
-                        let outcome = run(
-                            pool.shared(),
-                            1600,
-                            alone(site, 1600, (1, usize::MAX), None),
-                            1,
-                            |range| {
-                                if range.start == 0 {
-                                    thread::sleep(Duration::from_micros(200));
-                                }
-                                ranges.borrow_mut().push(range);
-                            },
-                        );
-                        outcome.is_none() && ranges.into_inner() == [0..100, 100..200, 200..1600]
-                    })
-                    .join()
-                    .unwrap()
-            })
+        // Three positions: a part is one, and the second keeps the region alone unless it
+        // takes a microsecond. Only the first is slow (start-up costs): the region stays
+        // alone. A try that a busy machine held up in its second part, or whose site
+        // another test pushed out, tries again.
+        let slow_start = |range: &Range<usize>| {
+            if range.start == 0 {
+                thread::sleep(Duration::from_micros(200));
+            }
+        };
+        let alone_after_two_parts = (0..20).any(|_| {
+            first_on_a_thread(&pool, site, (3, 1), slow_start) == (None, vec![0..1, 1..2, 2..3])
         });
-        assert!(
-            three_parts,
-            "no try of 20 ran its rest alone after two parts"
-        );
+        assert!(alone_after_two_parts, "no try of 20 ran its rest alone");
     }
 
     #[test]
     fn a_region_priced_a_little_above_the_bound_is_sometimes_timed_alone() {
         let (probed, beyond) = (Site::new(0x0108_0000, 1), Site::new(0x0109_0000, 1));
-        let verdicts = |site: Site, price_ns: u64| -> Vec<Verdict> {
+        // Each verdict just after its site's price is learnt; one whose site another test
+        // pushed out meanwhile (shared, no draw taken) is left out.
+        let verdicts = |site: Site, n: usize, price_ns: u64| -> Vec<Verdict> {
             // A thread of its own: its first draw times its region.
             thread::scope(|scope| {
                 scope
                     .spawn(|| {
                         (0..64)
-                            .map(|_| {
-                                site.learn(price_ns, 1000);
-                                alone(site, 1000, (1, usize::MAX), None).1
+                            .filter_map(|_| {
+                                site.learn(price_ns, n);
+                                let verdict = alone(site, n, (1, usize::MAX), None).1;
+                                site.recalled().map(|_| verdict)
                             })
                             .collect()
                     })
@@ -410,12 +445,36 @@ mod tests {
                     .unwrap()
             })
         };
-        let near = verdicts(probed, 2 * SOLO_NS);
-        assert_eq!(near[0], Verdict::Timed, "a thread's first: {near:?}");
+        let near = verdicts(probed, 1000, 2 * SOLO_NS);
+        assert_eq!(
+            near.first(),
+            Some(&Verdict::Timed),
+            "a thread's first: {near:?}"
+        );
         assert!(!near.contains(&Verdict::Untimed), "{near:?}");
         assert!(near[1..].contains(&Verdict::Share), "{near:?}");
-        let far = verdicts(beyond, PROBED_BELOW_NS);
+        let far = verdicts(beyond, 1000, PROBED_BELOW_NS);
         assert!(far.iter().all(|&v| v == Verdict::Share), "{far:?}");
+        // Too few tasks for two small parts: shared, even on a thread's first draw.
+        let few = verdicts(probed, PROBED_FROM_TASKS - 1, 2 * SOLO_NS);
+        assert!(few.iter().all(|&v| v == Verdict::Share), "{few:?}");
+    }
+
+    #[test]
+    fn a_region_drawn_above_the_bound_that_runs_fast_alone_stays_alone_and_learns_it() {
+        let pool = Pool::builder().workers(2).build().unwrap();
+        let site = Site::new(0x010A_0000, 1);
+        // Priced at twice the bound by (say) a shared run, its 1,600 empty positions run
+        // alone in the three clock readings' time: the site learns it is small.
+        let learnt_small = (0..20).any(|_| {
+            let (outcome, ranges) = first_on_a_thread(&pool, site, (1600, 2 * SOLO_NS), |_| {});
+            outcome.is_none()
+                && ranges.first() == Some(&(0..100))
+                && site
+                    .recalled()
+                    .is_some_and(|rate| rate.ns_for(1600) < SOLO_NS)
+        });
+        assert!(learnt_small, "no try of 20 ran alone and learnt its rate");
     }
 
     #[test]

@@ -190,11 +190,12 @@ mod tests {
     #[test]
     fn long_gaps_stop_the_spinning_and_short_ones_bring_it_back() {
         let mut gaps = Gaps::default();
-        let mut long_gaps = 0;
-        while gaps.window(LIMITS, 40_000) > 0 {
-            gaps.learn(1_000_000, LIMITS, 40_000);
-            long_gaps += 1;
-        }
+        let long_gaps = (1..=10)
+            .find(|_| {
+                gaps.learn(1_000_000, LIMITS, 40_000);
+                gaps.window(LIMITS, 40_000) == 0
+            })
+            .expect("long gaps stop the spinning");
         assert_eq!(long_gaps, 3, "bursty: block at once from the fourth wait");
         for _ in 0..100 {
             gaps.learn(1_000_000, LIMITS, 40_000);
@@ -204,11 +205,12 @@ mod tests {
             (79_000..=80_000).contains(&idle),
             "a long idle spell counts as 80 us a gap: {idle}"
         );
-        let mut short_gaps = 0;
-        while gaps.window(LIMITS, 40_000) == 0 {
-            gaps.learn(1_000, LIMITS, 40_000);
-            short_gaps += 1;
-        }
+        let short_gaps = (1..=10)
+            .find(|_| {
+                gaps.learn(1_000, LIMITS, 40_000);
+                gaps.window(LIMITS, 40_000) > 0
+            })
+            .expect("short gaps bring the spinning back");
         assert_eq!(short_gaps, 3, "back to back again after {short_gaps}");
     }
 
