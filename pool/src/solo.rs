@@ -417,10 +417,10 @@ mod tests {
                 thread::sleep(Duration::from_micros(200));
             }
         };
-        let alone_after_two_parts = (0..20).any(|_| {
+        let alone_after_two_parts = (0..100).any(|_| {
             first_on_a_thread(&pool, site, (3, 1), slow_start) == (None, vec![0..1, 1..2, 2..3])
         });
-        assert!(alone_after_two_parts, "no try of 20 ran its rest alone");
+        assert!(alone_after_two_parts, "no try of 100 ran its rest alone");
     }
 
     #[test]
@@ -466,7 +466,7 @@ mod tests {
         let site = Site::new(0x010A_0000, 1);
         // Priced at twice the bound by (say) a shared run, its 1,600 empty positions run
         // alone in the three clock readings' time: the site learns it is small.
-        let learnt_small = (0..20).any(|_| {
+        let learnt_small = (0..100).any(|_| {
             let (outcome, ranges) = first_on_a_thread(&pool, site, (1600, 2 * SOLO_NS), |_| {});
             outcome.is_none()
                 && ranges.first() == Some(&(0..100))
@@ -474,7 +474,7 @@ mod tests {
                     .recalled()
                     .is_some_and(|rate| rate.ns_for(1600) < SOLO_NS)
         });
-        assert!(learnt_small, "no try of 20 ran alone and learnt its rate");
+        assert!(learnt_small, "no try of 100 ran alone and learnt its rate");
     }
 
     #[test]
