@@ -185,27 +185,27 @@ pub(crate) fn run(
             }
             let first_ended = sync::now_ns();
             let first_ns = first_ended.saturating_sub(began);
-            let second = first.saturating_mul(2).min(n);
             let mut ran = first;
             if first < n && worth_sharing(first_ns, first, n) && !panics.any() {
-                if second == n {
-                    // Too few tasks for two parts and a rest: the first decides.
-                    alone.site.learn(first_ns, alone.tasks(first));
-                    return Some(first);
-                }
                 // The first part's time holds its start-up costs (a state's first
                 // allocations, lines not yet in cache), which a small part's rate would
                 // charge to the whole: the next part, as long, shows the rate the rest
-                // runs at, and only it shares the rest.
-                run_all(first..second);
-                if stopped() {
-                    return None;
-                }
-                let second_ns = sync::now_ns().saturating_sub(first_ended);
-                ran = second;
-                if worth_sharing(second_ns, second - first, n) && !panics.any() {
-                    alone.site.learn(second_ns, alone.tasks(second - first));
-                    return Some(second);
+                // runs at, and it decides; where it would reach the end (too few tasks
+                // for two parts and a rest), the first decides.
+                let second = first.saturating_mul(2).min(n);
+                let (deciding_ns, deciding) = if second < n {
+                    run_all(first..second);
+                    if stopped() {
+                        return None;
+                    }
+                    ran = second;
+                    (sync::now_ns().saturating_sub(first_ended), second - first)
+                } else {
+                    (first_ns, first)
+                };
+                if worth_sharing(deciding_ns, deciding, n) && !panics.any() {
+                    alone.site.learn(deciding_ns, alone.tasks(deciding));
+                    return Some(ran);
                 }
             }
             run_all(ran..n);
