@@ -351,7 +351,16 @@ fn scatter_blocks<T: Send, B: Bits>(
             // SAFETY: block `b`'s items of digit `d` go to `at[d]..end[d]` of `there`, a
             // range no other block writes (`scan_counts`), inside it (the total asserted
             // above, the sums checked).
-            unsafe { scatter(block, to.as_mut_ptr().cast(), &mut at, &end, key, digit) }
+            unsafe {
+                scatter(
+                    block,
+                    to.as_mut_ptr().cast(),
+                    &mut at,
+                    &end,
+                    key,
+                    move |k| digit.of(k),
+                )
+            }
         });
     starts
 }
@@ -462,10 +471,10 @@ unsafe fn scatter<T, B: Bits>(
     at: &mut [usize],
     end: &[usize],
     key: &impl Fn(&T) -> B,
-    digit: Digit,
+    digit: impl Fn(B) -> usize,
 ) {
     for item in items {
-        let d = digit.of(key(item));
+        let d = digit(key(item));
         let slot = &mut at[d];
         assert!(
             *slot < end[d],
@@ -588,13 +597,7 @@ impl<'a, T> Bucket<'a, T> {
             return; // dropped, the bucket moves to the items if it is not there
         }
         let (digits, exact) = digits_to_sort(varying, self.len);
-        let mut counts = vec![[0u32; BUCKETS]; digits.len()];
-        for item in items {
-            let k = key(item);
-            for (digit, counts) in digits.iter().zip(&mut counts) {
-                counts[digit.of(k)] += 1;
-            }
-        }
+        let counts = count_bytes(items, key, &digits);
         for (&digit, counts) in digits.iter().zip(&counts).rev() {
             let mut at = [0; BUCKETS];
             let mut end = [0; BUCKETS];
@@ -614,7 +617,7 @@ impl<'a, T> Bucket<'a, T> {
                     &mut at,
                     &end,
                     key,
-                    digit,
+                    move |k| usize::from(digit.of(k)),
                 )
             };
             self.in_scratch = !self.in_scratch;
@@ -632,16 +635,15 @@ impl<'a, T> Bucket<'a, T> {
 /// Moves an insertion sort may make per item before a bucket is handed to `std`'s sort.
 const INSERTION_MOVES: usize = 4;
 
-/// The digits (of [`DIGIT_BITS`]) to sort a bucket of `len` items by, highest first, and
+/// The digits (bytes) to sort a bucket of `len` items by, highest first, and
 /// whether they are all that vary: every varying digit if there are at most
 /// [`EXACT_DIGITS`]; else the varying digits from the top, until they hold at least
 /// `log2(len)` varying bits.
-fn digits_to_sort<B: Bits>(varying: B, len: usize) -> (Vec<Digit>, bool) {
-    let all: Vec<Digit> = (0..B::BITS.div_ceil(DIGIT_BITS))
+fn digits_to_sort<B: Bits>(varying: B, len: usize) -> (Vec<Byte>, bool) {
+    let all: Vec<Byte> = (0..B::BITS.div_ceil(DIGIT_BITS))
         .rev()
-        .map(|d| Digit {
+        .map(|d| Byte {
             shift: d * DIGIT_BITS,
-            bits: DIGIT_BITS,
         })
         .filter(|digit| digit.of(varying) != 0)
         .collect();
@@ -661,34 +663,114 @@ fn digits_to_sort<B: Bits>(varying: B, len: usize) -> (Vec<Digit>, bool) {
     (all[..taken].to_vec(), taken == all.len())
 }
 
+/// A byte of a key, from bit `shift` up: the digit of a pass over a bucket in cache, read
+/// with no mask to compute and no bound to check against its counts.
+#[derive(Clone, Copy, Debug)]
+struct Byte {
+    shift: u32,
+}
+
+const _: () = assert!(DIGIT_BITS == u8::BITS, "an in-cache digit is a byte");
+
+impl Byte {
+    /// The byte of `key`.
+    #[inline(always)]
+    fn of<B: Bits>(self, key: B) -> u8 {
+        key.bits_from(self.shift) as u8
+    }
+}
+
+/// How many of `items` have each value of each of `bytes`: a pass over them for up to
+/// [`EXACT_DIGITS`] bytes at once, a pass per byte where there are more.
+fn count_bytes<T, B: Bits>(
+    items: &[T],
+    key: &impl Fn(&T) -> B,
+    bytes: &[Byte],
+) -> Vec<[u32; BUCKETS]> {
+    let mut counts = vec![[0; BUCKETS]; bytes.len()];
+    match bytes.len() {
+        1 => count_at_once::<1, _, _>(items, key, bytes, &mut counts),
+        2 => count_at_once::<2, _, _>(items, key, bytes, &mut counts),
+        3 => count_at_once::<3, _, _>(items, key, bytes, &mut counts),
+        _ => {
+            for (byte, counts) in bytes.chunks(1).zip(counts.chunks_mut(1)) {
+                count_at_once::<1, _, _>(items, key, byte, counts);
+            }
+        }
+    }
+    counts
+}
+
+/// [`count_bytes`] of `N` bytes (`bytes` and `counts` as long) in one pass.
+#[inline(always)]
+fn count_at_once<const N: usize, T, B: Bits>(
+    items: &[T],
+    key: &impl Fn(&T) -> B,
+    bytes: &[Byte],
+    counts: &mut [[u32; BUCKETS]],
+) {
+    let bytes: &[Byte; N] = bytes.try_into().expect("one byte per count");
+    let counts: &mut [[u32; BUCKETS]; N] = counts.try_into().expect("one count per byte");
+    for item in items {
+        let k = key(item);
+        for (byte, counts) in bytes.iter().zip(counts.iter_mut()) {
+            counts[usize::from(byte.of(k))] += 1;
+        }
+    }
+}
+
 /// Up to this many varying digits, a bucket is sorted by a pass over each: an insertion
 /// sort after fewer passes pays off only when it saves several, and keys with few varying
 /// bits (a skewed spread) leave it much to do.
 const EXACT_DIGITS: usize = 3;
 
-/// Sorts `items` by `key`, stable, by insertion, unless that takes more than `budget`
-/// moves: then returns `false`, the items a permutation of what they were, equal keys
-/// still in their order.
+/// Sorts `items` by `key`, stable, by insertion, unless items moving more than one place
+/// move more than `budget` places in all: then returns `false`, the items a permutation of
+/// what they were, equal keys still in their order. Each item is swapped with the one
+/// before it or not by its index: a branch would fail to predict, as in a bucket of
+/// uniform keys sorted by its top digits one item in ten to one in six is out of place,
+/// at random. Only an item that goes further takes a branch.
 fn insertion_sort<T, B: Bits>(items: &mut [T], key: &impl Fn(&T) -> B, budget: usize) -> bool {
+    let Some(first) = items.first() else {
+        return true;
+    };
+    // The key of the item at `i - 1`: the largest so far.
+    let mut last = key(first);
+    let len = items.len();
+    let base = items.as_mut_ptr();
     let mut moves = 0;
-    for i in 1..items.len() {
-        let k = key(&items[i]);
-        let mut j = i;
-        while j > 0 && key(&items[j - 1]) > k {
-            j -= 1;
+    for i in 1..len {
+        // SAFETY: `i < len`.
+        let k = key(unsafe { &*base.add(i) });
+        let swap = k < last;
+        // SAFETY: `i - 1` and `i` are below `len`; both items are read out and written
+        // back to the two places, swapped or not, with nothing between that can panic.
+        unsafe {
+            let earlier = ptr::read(base.add(i - 1));
+            let item = ptr::read(base.add(i));
+            ptr::write(base.add(i - usize::from(swap)), item);
+            ptr::write(base.add(i - 1 + usize::from(swap)), earlier);
         }
-        if j < i {
-            moves += i - j;
+        last = last.max(k);
+        // The items before `i - 1` are in order: one of them above `k` means `k` goes
+        // further down (and that `swap` held).
+        // SAFETY: `i - 2 < len`.
+        if i >= 2 && key(unsafe { &*base.add(i - 2) }) > k {
+            let mut j = i - 2;
+            // SAFETY: `j - 1 < len`.
+            while j > 0 && key(unsafe { &*base.add(j - 1) }) > k {
+                j -= 1;
+            }
+            moves += i - 1 - j;
             if moves > budget {
                 return false;
             }
-            let base = items.as_mut_ptr();
-            // SAFETY: `j < i < len`: item `i` is read out, items `j..i` move up one (an
-            // overlapping copy within the slice), and item `i` is written at `j`; nothing
-            // between can panic, so every item is in the slice once after.
+            // SAFETY: `j < i - 1 < len`: the item at `i - 1` is read out, items
+            // `j..i - 1` move up one (an overlapping copy within the slice), and it is
+            // written at `j`; nothing between can panic.
             unsafe {
-                let moving = ptr::read(base.add(i));
-                ptr::copy(base.add(j), base.add(j + 1), i - j);
+                let moving = ptr::read(base.add(i - 1));
+                ptr::copy(base.add(j), base.add(j + 1), i - 1 - j);
                 ptr::write(base.add(j), moving);
             }
         }
@@ -702,6 +784,72 @@ impl<T> Drop for Bucket<'_, T> {
         if let Some(landed) = self.landed {
             // Read by `Restore`, on this thread or after the region this runs in ends.
             landed.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::insertion_sort;
+
+    /// `n` pairs of a key below `keys` and the pair's place in the input, from `seed`.
+    fn pairs(n: usize, keys: u64, seed: u64) -> Vec<(u64, usize)> {
+        let mut state = seed;
+        (0..n)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state % keys, i)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_insertion_sort_is_stable_and_moves_items_as_far_as_they_go() {
+        // Few keys: many equal ones (stability), and items that go many places down.
+        for (n, keys) in [
+            (1, 4),
+            (2, 2),
+            (3, 3),
+            (100, 4),
+            (1_000, 50),
+            (1_000, 1 << 40),
+        ] {
+            let mut items = pairs(n, keys, 0x9E37_79B9_7F4A_7C15 ^ n as u64);
+            let mut expected = items.clone();
+            expected.sort_by_key(|p| p.0);
+            assert!(insertion_sort(&mut items, &|p| p.0, usize::MAX));
+            assert_eq!(items, expected, "{n} items of {keys} keys");
+        }
+        for n in 1..6 {
+            let mut reversed: Vec<(u64, usize)> =
+                (0..n).map(|i| (n as u64 - i as u64, i)).collect();
+            assert!(insertion_sort(&mut reversed, &|p| p.0, usize::MAX));
+            assert!(
+                reversed.iter().rev().enumerate().all(|(i, p)| p.1 == i),
+                "{reversed:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_insertion_sort_over_its_budget_stops_with_every_item_once_and_equal_keys_in_order() {
+        let mut items: Vec<(u64, usize)> =
+            (0..1_000).map(|i| ((1_000 - i as u64) / 3, i)).collect();
+        let budget = 4 * items.len();
+        assert!(!insertion_sort(&mut items, &|p| p.0, budget));
+        let mut seen: Vec<usize> = items.iter().map(|p| p.1).collect();
+        seen.sort_unstable();
+        assert!(
+            seen.iter().enumerate().all(|(i, &s)| i == s),
+            "not a permutation"
+        );
+        for keys in items.windows(2).filter(|w| w[0].0 == w[1].0) {
+            assert!(
+                keys[0].1 < keys[1].1,
+                "equal keys out of their order: {keys:?}"
+            );
         }
     }
 }
