@@ -790,7 +790,7 @@ impl<T> Drop for Bucket<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::insertion_sort;
+    use super::{count_bytes, insertion_sort, Byte};
 
     /// `n` pairs of a key below `keys` and the pair's place in the input, from `seed`.
     fn pairs(n: usize, keys: u64, seed: u64) -> Vec<(u64, usize)> {
@@ -849,6 +849,50 @@ mod tests {
             assert!(
                 keys[0].1 < keys[1].1,
                 "equal keys out of their order: {keys:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn bytes_are_counted_alike_one_pass_for_up_to_three_and_one_a_pass_beyond() {
+        let keys: Vec<u64> = pairs(5_000, u64::MAX, 7).iter().map(|p| p.0).collect();
+        for taken in 1..=8 {
+            let bytes: Vec<Byte> = (0..taken).map(|b| Byte { shift: 8 * b }).collect();
+            let counts = count_bytes(&keys, &|&k| k, &bytes);
+            assert_eq!(counts.len(), bytes.len());
+            for (byte, counts) in bytes.iter().zip(&counts) {
+                let mut expected = [0u32; 256];
+                for &k in &keys {
+                    expected[((k >> byte.shift) & 0xFF) as usize] += 1;
+                }
+                assert_eq!(
+                    counts, &expected,
+                    "{taken} bytes, the one from bit {}",
+                    byte.shift
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_function_panicking_in_the_insertion_sort_leaves_every_item_once() {
+        for panic_at in [1, 2, 3, 10, 100, 500, 1_500] {
+            let mut items = pairs(1_000, 1 << 20, 11);
+            let calls = std::cell::Cell::new(0);
+            let key = |p: &(u64, usize)| {
+                calls.set(calls.get() + 1);
+                assert!(calls.get() != panic_at, "the key function's planned panic");
+                p.0
+            };
+            let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                insertion_sort(&mut items, &key, usize::MAX)
+            }));
+            assert!(unwound.is_err(), "no panic at call {panic_at}");
+            let mut seen: Vec<usize> = items.iter().map(|p| p.1).collect();
+            seen.sort_unstable();
+            assert!(
+                seen.iter().enumerate().all(|(i, &s)| i == s),
+                "not a permutation after a panic at call {panic_at}"
             );
         }
     }
