@@ -458,8 +458,9 @@ fn scan_counts(counts: &[Vec<usize>], buckets: usize) -> (Vec<Vec<usize>>, Vec<u
 /// Copies each of `items` (bitwise) to `to + at[d]` for its digit `d`, advancing `at[d]`.
 ///
 /// # Panics
-/// If a digit has more items than `end` leaves room for: `key` gave an item another key
-/// than when it was counted. Every item is still where it was.
+/// If a digit has more items than `end` leaves room for (`key` gave an item another key
+/// than when it was counted), or `digit` gives a digit outside `at`. Every item is still
+/// where it was.
 ///
 /// # Safety
 /// For each digit `d`, `to + at[d]..to + end[d]` is valid for writes, and nobody else
@@ -632,7 +633,8 @@ impl<'a, T> Bucket<'a, T> {
     }
 }
 
-/// Moves an insertion sort may make per item before a bucket is handed to `std`'s sort.
+/// Places an insertion sort may move items beyond the one before them, per item, before a
+/// bucket is handed to `std`'s sort.
 const INSERTION_MOVES: usize = 4;
 
 /// The digits (bytes) to sort a bucket of `len` items by, highest first, and
@@ -664,7 +666,7 @@ fn digits_to_sort<B: Bits>(varying: B, len: usize) -> (Vec<Byte>, bool) {
 }
 
 /// A byte of a key, from bit `shift` up: the digit of a pass over a bucket in cache, read
-/// with no mask to compute and no bound to check against its counts.
+/// with no mask to compute, and indexing an array of its 256 counts with no bound check.
 #[derive(Clone, Copy, Debug)]
 struct Byte {
     shift: u32,
@@ -724,12 +726,12 @@ fn count_at_once<const N: usize, T, B: Bits>(
 /// bits (a skewed spread) leave it much to do.
 const EXACT_DIGITS: usize = 3;
 
-/// Sorts `items` by `key`, stable, by insertion, unless items moving more than one place
-/// move more than `budget` places in all: then returns `false`, the items a permutation of
-/// what they were, equal keys still in their order. Each item is swapped with the one
+/// Sorts `items` by `key`, stable, by insertion, unless items move more than `budget`
+/// places in all beyond the one before them: then returns `false`, the items a permutation
+/// of what they were, equal keys still in their order. Each item is swapped with the one
 /// before it or not by its index: a branch would fail to predict, as in a bucket of
-/// uniform keys sorted by its top digits one item in ten to one in six is out of place,
-/// at random. Only an item that goes further takes a branch.
+/// uniform keys sorted by its top bytes up to one item in five is out of place, at random
+/// (one in eight for 1e7 `u64`s). Only an item that goes further takes the branch.
 fn insertion_sort<T, B: Bits>(items: &mut [T], key: &impl Fn(&T) -> B, budget: usize) -> bool {
     let Some(first) = items.first() else {
         return true;
@@ -740,7 +742,7 @@ fn insertion_sort<T, B: Bits>(items: &mut [T], key: &impl Fn(&T) -> B, budget: u
     let base = items.as_mut_ptr();
     let mut moves = 0;
     for i in 1..len {
-        // SAFETY: `i < len`.
+        // SAFETY: `i < len`, and every item is in place while the reference lives.
         let k = key(unsafe { &*base.add(i) });
         let swap = k < last;
         // SAFETY: `i - 1` and `i` are below `len`; both items are read out and written
@@ -754,10 +756,10 @@ fn insertion_sort<T, B: Bits>(items: &mut [T], key: &impl Fn(&T) -> B, budget: u
         last = last.max(k);
         // The items before `i - 1` are in order: one of them above `k` means `k` goes
         // further down (and that `swap` held).
-        // SAFETY: `i - 2 < len`.
+        // SAFETY: `i - 2 < len`, and every item is in place while the reference lives.
         if i >= 2 && key(unsafe { &*base.add(i - 2) }) > k {
             let mut j = i - 2;
-            // SAFETY: `j - 1 < len`.
+            // SAFETY: `j - 1 < len`, and every item is in place while the reference lives.
             while j > 0 && key(unsafe { &*base.add(j - 1) }) > k {
                 j -= 1;
             }
@@ -895,5 +897,20 @@ mod tests {
                 "not a permutation after a panic at call {panic_at}"
             );
         }
+    }
+
+    #[test]
+    fn the_insertion_sort_budget_counts_the_places_beyond_the_first() {
+        // The last item goes three places down: one swap, then two places beyond it.
+        let input: Vec<(u64, usize)> = [1, 2, 3, 0].into_iter().zip(0..).collect();
+        let mut enough = input.clone();
+        assert!(insertion_sort(&mut enough, &|p| p.0, 2));
+        assert_eq!(enough, [(0, 3), (1, 0), (2, 1), (3, 2)]);
+        let mut short = input;
+        assert!(!insertion_sort(&mut short, &|p| p.0, 1));
+        // Items that each go one place down cost nothing.
+        let mut pairs: Vec<(u64, usize)> = [1, 0, 3, 2, 5, 4].into_iter().zip(0..).collect();
+        assert!(insertion_sort(&mut pairs, &|p| p.0, 0));
+        assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0), "{pairs:?}");
     }
 }
