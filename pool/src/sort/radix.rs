@@ -819,6 +819,13 @@ mod tests {
             .collect()
     }
 
+    /// Whether the pairs' places in the input are each there once.
+    fn every_item_once(items: &[(u64, usize)]) -> bool {
+        let mut seen: Vec<usize> = items.iter().map(|p| p.1).collect();
+        seen.sort_unstable();
+        seen.iter().enumerate().all(|(i, &s)| i == s)
+    }
+
     #[test]
     fn the_insertion_sort_is_stable_and_moves_items_as_far_as_they_go() {
         // Few keys: many equal ones (stability), and items that go many places down.
@@ -859,12 +866,7 @@ mod tests {
             (0..1_000).map(|i| ((1_000 - i as u64) / 3, i)).collect();
         let budget = 4 * items.len();
         assert!(!insertion_sort(&mut items, &|p| p.0, budget));
-        let mut seen: Vec<usize> = items.iter().map(|p| p.1).collect();
-        seen.sort_unstable();
-        assert!(
-            seen.iter().enumerate().all(|(i, &s)| i == s),
-            "not a permutation"
-        );
+        assert!(every_item_once(&items), "not a permutation");
         for keys in items.windows(2).filter(|w| w[0].0 == w[1].0) {
             assert!(
                 keys[0].1 < keys[1].1,
@@ -908,10 +910,8 @@ mod tests {
                 insertion_sort(&mut items, &key, usize::MAX)
             }));
             assert!(unwound.is_err(), "no panic at call {panic_at}");
-            let mut seen: Vec<usize> = items.iter().map(|p| p.1).collect();
-            seen.sort_unstable();
             assert!(
-                seen.iter().enumerate().all(|(i, &s)| i == s),
+                every_item_once(&items),
                 "not a permutation after a panic at call {panic_at}"
             );
         }
