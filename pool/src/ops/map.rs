@@ -5,9 +5,8 @@
 
 use super::pipeline::{self, OnFork};
 use super::region::{Disjoint, Regions, Runs};
-use crate::panics::Panics;
 use crate::region::Claims;
-use crate::unwind;
+use crate::unwind::{self, Panic};
 use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -66,11 +65,46 @@ pub(crate) type WriteRange<'a, U> =
     dyn Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync + 'a;
 
 /// A participant's state in `map`: the indices whose call panicked (no result there), and
-/// its first panic. Empty, it allocates nothing.
+/// its first panic, boxed at its first panic. Empty, it is a null pointer: it allocates
+/// nothing and moves in a register, as does the region's combined `Caught`.
 #[derive(Default)]
-pub(crate) struct Caught {
-    holes: Vec<usize>,
-    panics: Panics,
+pub(crate) struct Caught(Option<Box<Holes>>);
+
+/// What a participant's panicking calls left: their indices, and the first one's payload.
+struct Holes {
+    indices: Vec<usize>,
+    first: Panic,
+}
+
+impl Caught {
+    /// The call at `index` panicked with `payload`: kept if it is the first, else discarded.
+    #[cold]
+    fn keep(&mut self, index: usize, payload: Panic) {
+        match &mut self.0 {
+            Some(holes) => {
+                holes.indices.push(index);
+                unwind::discard(payload);
+            }
+            None => {
+                self.0 = Some(Box::new(Holes {
+                    indices: vec![index],
+                    first: payload,
+                }))
+            }
+        }
+    }
+
+    /// Both participants' holes, `self`'s first panic kept (the earlier participant's).
+    fn merge(self, later: Caught) -> Caught {
+        match (self.0, later.0) {
+            (Some(mut holes), Some(more)) => {
+                holes.indices.extend(more.indices);
+                unwind::discard(more.first);
+                Caught(Some(holes))
+            }
+            (holes, more) => Caught(holes.or(more)),
+        }
+    }
 }
 
 /// `map`'s and `map_slice`'s pass through the pipeline: a `Vec` of `n` results, each
@@ -127,7 +161,7 @@ fn append_erased<R, U>(
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
     // Forked from inside a call: which results the parent's helpers wrote is unknown here,
     // so none is dropped (the storage is freed, its items leaked) and the child panics.
-    let (holes, first) = pipeline::run(
+    let caught = pipeline::run(
         runs,
         n,
         (Claims::FromHomes, Some(site)),
@@ -138,25 +172,17 @@ fn append_erased<R, U>(
             write(range, part, caught);
         },
         OnFork::Panic,
-        |caught| {
-            let (mut holes, mut first) = (Vec::new(), None);
-            // A participant without holes caught no panic (each panic leaves one).
-            for participant in caught.filter(|participant| !participant.holes.is_empty()) {
-                holes.extend(participant.holes);
-                first = first.or(participant.panics.take());
-            }
-            (holes, first)
-        },
+        |caught| caught.fold(Caught::default(), Caught::merge),
     );
-    if holes.is_empty() {
+    let Caught(Some(holes)) = caught else {
         // SAFETY: every index ran (a region runs every task it is given) and wrote its
         // result; none panicked. The first `had` were initialised already.
         unsafe { out.set_len(had + n) };
         return;
-    }
-    drop_written(&mut out.spare_capacity_mut()[..n], holes);
-    crate::panics::resume(first);
-    unreachable!("a hole is a panic, and the panic resumed")
+    };
+    let Holes { indices, first } = *holes;
+    drop_written(&mut out.spare_capacity_mut()[..n], indices);
+    panic::resume_unwind(first)
 }
 
 /// Writes `f(x)` into `part[k]` for every `k`, `x` being item `k` of the part's inputs
@@ -190,8 +216,7 @@ pub(crate) fn write_results<U, X, F>(
         let Err(payload) = outcome else {
             return;
         };
-        caught.holes.push(start + at);
-        caught.panics.keep_first(payload);
+        caught.keep(start + at, payload);
         from = at + 1;
     }
 }
@@ -213,5 +238,64 @@ fn drop_written<U>(slots: &mut [MaybeUninit<U>], mut holes: Vec<usize>) {
         if let Err(payload) = dropped {
             unwind::discard(payload);
         }
+    }
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A payload that counts its drops.
+    struct Dropped<'a>(&'a AtomicUsize, usize);
+
+    impl Drop for Dropped<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Which `Dropped` a kept payload is.
+    fn which(first: Panic) -> usize {
+        let first = first
+            .downcast::<Dropped<'static>>()
+            .expect("a `Dropped` payload");
+        first.1
+    }
+
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+
+    /// A participant's panics at `indices`, payloads tagged by index.
+    fn caught_at(indices: &[usize]) -> Caught {
+        let mut caught = Caught::default();
+        for &i in indices {
+            caught.keep(i, Box::new(Dropped(&DROPS, i)));
+        }
+        caught
+    }
+
+    #[test]
+    fn holes_keep_every_index_in_order_and_only_the_earliest_panic() {
+        let before = DROPS.load(Ordering::Relaxed);
+        assert!(Caught::default().0.is_none(), "empty until a panic");
+        // (earlier participant's holes, later's): merged, every index in order and the
+        // earlier's first panic, else the later's.
+        let cases: [(&[usize], &[usize]); 4] = [
+            (&[], &[]),
+            (&[3, 9], &[]),
+            (&[], &[20, 25]),
+            (&[3, 9], &[20, 25, 30]),
+        ];
+        let mut payloads = 0;
+        for (earlier, later) in cases {
+            let merged = caught_at(earlier).merge(caught_at(later));
+            let kept = merged.0.map(|holes| (holes.indices, which(holes.first)));
+            let indices: Vec<usize> = earlier.iter().chain(later).copied().collect();
+            let expected = indices.first().map(|&first| (indices.clone(), first));
+            assert_eq!(kept, expected, "{earlier:?} then {later:?}");
+            payloads += indices.len();
+        }
+        // Every payload dropped once: the kept ones by `which`, the rest where discarded.
+        assert_eq!(DROPS.load(Ordering::Relaxed) - before, payloads);
     }
 }
