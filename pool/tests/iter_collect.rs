@@ -34,10 +34,10 @@ fn check_all(xs: &[u64]) {
         .sum::<u64>();
     assert_eq!(total, xs.iter().sum::<u64>(), "fold then sum, {n}");
     let made = made.into_inner();
-    let most = 2 * rayforce_pool::current_num_threads();
+    let most = rayforce_pool::current_num_threads();
     assert!(
         (1..=most).contains(&made),
-        "identity ran {made} times for {n} items: at most {most}, 2 per thread"
+        "identity ran {made} times for {n} items: at most {most}, 1 per thread"
     );
     // The accumulators keep the items' order, as rayon's: the linked-list idiom.
     let runs: std::collections::LinkedList<Vec<u64>> = xs
