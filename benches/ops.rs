@@ -2,11 +2,12 @@
 //! `install`, its strongest form) and serial code, at 1e3, 1e5 and 1e7 items, in wall time
 //! and in process CPU time: map into a `Vec` (a slice of u64 to u64, and about 20 ns of
 //! work per index), sum of squares of f32, `out[i] = a[i] + b[i]` (with `parts_mut`), a
-//! group-by of 1e6 keys into 1e4 groups with one hash map per participant, `position_any_slice`
-//! with the match at 10% and at 90%, and a prefix sum of u64 into an output kept from run
-//! to run (rayon has none: against serial code); and a sum of squares that starts after an
-//! idle spell, with every thread asleep. Every run's result is checked against serial
-//! code's first. Results: BENCHMARKS.md, "Data-parallel operations".
+//! group-by of 1e6 keys into 1e4 groups with one hash map per participant, a histogram of
+//! the same keys into 16 counts per participant (a state written at every item),
+//! `position_any_slice` with the match at 10% and at 90%, and a prefix sum of u64 into an
+//! output kept from run to run (rayon has none: against serial code); and a sum of squares
+//! that starts after an idle spell, with every thread asleep. Every run's result is checked
+//! against serial code's first. Results: BENCHMARKS.md, "Data-parallel operations".
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 mod common;
@@ -217,6 +218,45 @@ fn operations<M: Measurement<Value = Duration>>(c: &mut Criterion<M>, label: &st
                     })
                     .reduce(HashMap::new, merge),
             )
+        },
+    );
+    // The histogram: the same keys into 16 counts, a state written at every item.
+    let bin = |k: u32| k as usize % 16;
+    let add_counts = |mut x: [u64; 16], y: [u64; 16]| {
+        x.iter_mut().zip(y).for_each(|(x, y)| *x += y);
+        x
+    };
+    pool_and_rayon(
+        &mut group,
+        clock,
+        "histogram",
+        n,
+        &rayon,
+        &|| {
+            let mut counts = [0u64; 16];
+            for &k in &keys {
+                counts[bin(k)] += 1;
+            }
+            counts
+        },
+        &|| {
+            pool.fold(
+                keys.len(),
+                || [0u64; 16],
+                |counts, i| counts[bin(keys[i])] += 1,
+                add_counts,
+            )
+        },
+        &|| {
+            keys.par_iter()
+                .fold(
+                    || [0u64; 16],
+                    |mut counts, &k| {
+                        counts[bin(k)] += 1;
+                        counts
+                    },
+                )
+                .reduce(|| [0u64; 16], add_counts)
         },
     );
     group.finish();

@@ -10,6 +10,7 @@ use crate::sync::AtomicBool;
 use crate::sync::UnsafeCell;
 use crate::tasks::Participant;
 use crate::Pool;
+use crossbeam_utils::CachePadded;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -296,8 +297,11 @@ pub(crate) struct PerParticipant<S, const INLINE: usize> {
     participants: usize,
 }
 
-/// One participant's state: none until its first range.
-type Cell<S> = UnsafeCell<Option<S>>;
+/// One participant's state: none until its first range. On lines of its own: a state a
+/// participant writes at each item (a histogram, a `Vec` it pushes to) would otherwise
+/// share a line with its neighbour's, and each write would take the line from the other
+/// core (a 2-wide fold of a 10-count histogram ran 2.3x serial's time so).
+type Cell<S> = CachePadded<UnsafeCell<Option<S>>>;
 
 // SAFETY: each cell is used by one participant at a time (struct `# Safety`), and moved
 // between threads at most once, which `S: Send` allows.
@@ -310,12 +314,14 @@ impl<S, const INLINE: usize> PerParticipant<S, INLINE> {
     pub(crate) fn new(participants: usize) -> PerParticipant<S, INLINE> {
         let mut inline = [const { MaybeUninit::uninit() }; INLINE];
         for cell in &mut inline[..participants.min(INLINE)] {
-            cell.write(UnsafeCell::new(None));
+            cell.write(CachePadded::new(UnsafeCell::new(None)));
         }
         let spilled = participants.saturating_sub(INLINE);
         PerParticipant {
             inline,
-            spilled: (0..spilled).map(|_| UnsafeCell::new(None)).collect(),
+            spilled: (0..spilled)
+                .map(|_| CachePadded::new(UnsafeCell::new(None)))
+                .collect(),
             participants,
         }
     }
@@ -456,6 +462,27 @@ mod tests {
             assert_eq!(Rc::strong_count(&alive), 1 + made.saturating_sub(1));
             drop(states);
             assert_eq!(Rc::strong_count(&alive), 1, "{participants} participants");
+        }
+    }
+
+    #[test]
+    fn no_two_participants_states_share_a_cache_line_pair() {
+        /// Where each of `participants` ranks' state is, for states kept `INLINE` in place.
+        fn addresses<const INLINE: usize>(participants: usize) -> Vec<usize> {
+            let states = PerParticipant::<u8, INLINE>::new(participants);
+            (0..participants)
+                .map(|rank| {
+                    let who = Participant { rank, worker: rank };
+                    states.with(who, || 0, |state| state as *mut u8 as usize)
+                })
+                .collect()
+        }
+        // In place, spilled, and across the two; 128 bytes: the pair of lines a core's
+        // adjacent-line prefetcher fetches together.
+        for states in [addresses::<4>(6), addresses::<0>(3)] {
+            for (a, b) in states.iter().zip(&states[1..]) {
+                assert_ne!(a / 128, b / 128, "states at {a:#x} and {b:#x}");
+            }
         }
     }
 
