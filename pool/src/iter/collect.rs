@@ -1,9 +1,10 @@
 //! `collect` into a `Vec` (and `par_extend` of one), in the iterator's order. An indexed
-//! iterator writes each item straight into the `Vec`'s storage at its index, as the index operation `map` does (one
-//! write, no per-range `Vec`; if an item's computation panics, what was written is dropped
-//! once). Any other (after a `filter`) gathers the items of the ranges each participant
-//! claims into one `Vec` of its own, then moves them into the output in order, by the pool
-//! where there are many: one copy.
+//! iterator writes each item straight into the `Vec`'s storage at its index, as the index
+//! operation `map` does (one write, no per-range `Vec`; if an item's computation panics,
+//! what was written is dropped once). Any other (after a `filter`) gathers the items of
+//! the ranges each participant claims into one `Vec` of its own, then moves them into the
+//! output in order, by the pool where there are many: one copy, none for the items of a
+//! participant whose `Vec` becomes the output.
 
 use super::drive::{grain, Drive};
 use super::{IntoParallelIterator, ParallelIterator};
@@ -65,8 +66,9 @@ fn in_place<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
 
 /// Any iterator's items appended to `out`: each participant gathers the items of the
 /// ranges it claims into one `Vec` of its own, then they are moved into `out` in the
-/// iterator's order, in parallel where there are enough of them (one copy), or handed over
-/// without a copy when one participant gathered them all in order and `out` has no storage.
+/// iterator's order, in parallel where there are enough of them (one copy). Where `out` has
+/// no storage and one participant's items all come first, in order, its `Vec` becomes
+/// `out` and only the others' items move.
 fn by_ranges<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
     let mut gathered: Vec<Gathered<I::Item>> = Target::current(grain(iter), |runs| {
         pipeline::run_any_state(
@@ -90,13 +92,29 @@ fn by_ranges<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
             |states| states.filter(|state| !state.items.is_empty()).collect(),
         )
     });
-    if let [only] = &mut gathered[..] {
-        if out.capacity() == 0 && only.runs.is_sorted_by_key(|run| run.start) {
-            *out = std::mem::take(&mut only.items);
-            return;
+    if out.capacity() == 0 {
+        if let Some(first) = leading(&gathered) {
+            // Its items are the output's first, in order: its `Vec` is the output, grown
+            // in place where the allocator can, and the others' items move in after them.
+            *out = std::mem::take(&mut gathered[first].items);
+            gathered[first].runs.clear();
         }
     }
     move_in_order(out, &mut gathered);
+}
+
+/// The participant whose items, in the order it gathered them, come before every other
+/// participant's in the iterator's order, if any (the only one, with its runs in order).
+fn leading<T>(gathered: &[Gathered<T>]) -> Option<usize> {
+    fn starts<T>(g: &Gathered<T>) -> impl Iterator<Item = usize> + '_ {
+        g.runs.iter().map(|run| run.start)
+    }
+    let first = (0..gathered.len()).min_by_key(|&g| starts(&gathered[g]).min())?;
+    let runs = &gathered[first].runs;
+    let last = runs.last()?.start;
+    let before_the_others = (gathered.iter().enumerate())
+        .all(|(g, other)| g == first || starts(other).all(|start| start > last));
+    (runs.is_sorted_by_key(|run| run.start) && before_the_others).then_some(first)
 }
 
 /// What one participant gathered: its ranges' items back to back, in the order it ran them.
@@ -242,4 +260,43 @@ where
     });
     parts.sort_unstable_by_key(|(range, _)| range.start);
     parts.into_iter().map(|(_, part)| part).collect()
+}
+
+#[cfg(all(test, not(rayforce_loom)))]
+mod tests {
+    use super::{leading, Gathered, Run};
+
+    /// A participant that gathered ranges starting at `starts`, in that order, ten items
+    /// each.
+    fn gathered(starts: &[usize]) -> Gathered<u8> {
+        let runs = (starts.iter().enumerate())
+            .map(|(k, &start)| Run {
+                start,
+                from: 10 * k,
+                len: 10,
+                to: 0,
+            })
+            .collect();
+        Gathered {
+            items: vec![0; 10 * starts.len()],
+            runs,
+        }
+    }
+
+    #[test]
+    fn a_participant_leads_only_with_its_items_all_first_and_in_order() {
+        let cases: [(&[&[usize]], Option<usize>); 6] = [
+            (&[], None),
+            (&[&[0, 10]], Some(0)),
+            (&[&[40, 50], &[0, 10, 20]], Some(1)),
+            // Its ranges out of order, or another's between two of its own.
+            (&[&[10, 0], &[20]], None),
+            (&[&[0, 30], &[10, 20]], None),
+            (&[&[30], &[0, 10], &[20]], Some(1)),
+        ];
+        for (participants, leader) in cases {
+            let all: Vec<Gathered<u8>> = participants.iter().map(|s| gathered(s)).collect();
+            assert_eq!(leading(&all), leader, "{participants:?}");
+        }
+    }
 }
