@@ -350,10 +350,9 @@ pub trait ParallelIterator: Drive + Sized + Send {
     /// The accumulators of `op` over the items, each made by `identity()`: a parallel
     /// iterator of them, in the items' order (each folds a run of adjacent items), to
     /// `reduce`, `sum` or `collect`, as rayon's. Unlike rayon's, `identity` runs at most
-    /// twice per thread of the pool whatever the number of items (rayon's runs once per
-    /// split, as often as it splits), and once per thread where no thread takes another's
-    /// share: an expensive accumulator (a buffer, a map) is made a few times per thread,
-    /// not thousands; one `identity()` when there are no items.
+    /// once per thread of the pool whatever the number of items (rayon's runs once per
+    /// split, as often as it splits): an expensive accumulator (a buffer, a map) is made
+    /// once per thread, not thousands of times; one `identity()` when there are no items.
     ///
     /// A group-by, a map per accumulator:
     /// ```
