@@ -272,7 +272,8 @@ fn a_panic_in_map_drops_every_item_written_once_and_resumes() {
 fn collect_after_filter_moves_each_item_once_in_order() {
     let pool = Pool::builder().workers(WIDTH).build().unwrap();
     // Past 4,096 of these 16-byte items the gathered items move into the output in
-    // parallel; below, on the caller, or handed over whole from one participant.
+    // parallel; below, on the caller; a participant whose items all come first keeps them
+    // in place, its `Vec` the output.
     for n in [0, 1, 2, WIDTH, 1_000, 100_000, 1_000_000] {
         filter_then_collect_moves_each_item_once_in_order(n);
         pool.install(|| filter_then_collect_moves_each_item_once_in_order(n));

@@ -4,7 +4,7 @@
 //! what was written is dropped once). Any other (after a `filter`) gathers the items of
 //! the ranges each participant claims into one `Vec` of its own, then moves them into the
 //! output in order, by the pool where there are many: one copy, none for the items of a
-//! participant whose `Vec` becomes the output.
+//! participant whose `Vec` becomes the output where it grows in place.
 
 use super::drive::{grain, Drive};
 use super::{IntoParallelIterator, ParallelIterator};
@@ -98,6 +98,8 @@ fn by_ranges<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
             // in place where the allocator can, and the others' items move in after them.
             *out = std::mem::take(&mut gathered[first].items);
             gathered[first].runs.clear();
+            // Exactly what the others add: the leader's `Vec` grew by doubling.
+            out.reserve_exact(gathered.iter().map(|g| g.items.len()).sum());
         }
     }
     move_in_order(out, &mut gathered);
@@ -213,7 +215,8 @@ fn move_in_order<T: Send>(out: &mut Vec<T>, gathered: &mut [Gathered<T>]) {
     // lengths sum to `total`): by this thread, or in the second region by participants
     // that all detached before it returned (its wait for quiet orders their writes before
     // this). Each item in the participants' `Vec`s moved exactly once, so they forget
-    // theirs (copying cannot panic, so none is dropped twice).
+    // theirs (copying cannot panic, so none is dropped twice); a leader's, taken as `out`,
+    // is empty here and had its runs cleared.
     unsafe {
         out.set_len(had + total);
         for g in gathered {

@@ -353,6 +353,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
     /// once per thread of the pool whatever the number of items (rayon's runs once per
     /// split, as often as it splits): an expensive accumulator (a buffer, a map) is made
     /// once per thread, not thousands of times; one `identity()` when there are no items.
+    /// Its ranges are a thread's share whatever `with_max_len` asks before it.
     ///
     /// A group-by, a map per accumulator:
     /// ```
@@ -821,7 +822,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// The same items, claimed in ranges of at most `max` positions: for items whose cost
     /// varies so much that one claim of many could hold the region up, or (at 1) to run each
-    /// item as a task of its own, so that a panicking item stops no other.
+    /// item as a task of its own, so that a panicking item stops no other. A `fold` after it
+    /// claims ranges of a thread's share all the same (`fold`).
     ///
     /// ```
     /// use rayforce_pool::prelude::*;

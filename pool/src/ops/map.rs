@@ -95,16 +95,33 @@ impl Caught {
     }
 
     /// Both participants' holes, `self`'s first panic kept (the earlier participant's).
-    fn merge(self, later: Caught) -> Caught {
-        match (self.0, later.0) {
+    fn merge(mut self, mut later: Caught) -> Caught {
+        match (self.0.take(), later.0.take()) {
             (Some(mut holes), Some(more)) => {
-                holes.indices.extend(more.indices);
-                unwind::discard(more.first);
+                let Holes { indices, first } = *more;
+                holes.indices.extend(indices);
+                unwind::discard(first);
                 Caught(Some(holes))
             }
             (holes, more) => Caught(holes.or(more)),
         }
     }
+}
+
+impl Drop for Caught {
+    /// A panic never resumed (its region cut short) is discarded where its `Drop` cannot
+    /// unwind into the pool. Inlined: an empty one is a test of a pointer.
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(holes) = self.0.take() {
+            discard_unresumed(*holes);
+        }
+    }
+}
+
+#[cold]
+fn discard_unresumed(holes: Holes) {
+    unwind::discard(holes.first);
 }
 
 /// `map`'s and `map_slice`'s pass through the pipeline: a `Vec` of `n` results, each
@@ -161,7 +178,7 @@ fn append_erased<R, U>(
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
     // Forked from inside a call: which results the parent's helpers wrote is unknown here,
     // so none is dropped (the storage is freed, its items leaked) and the child panics.
-    let caught = pipeline::run(
+    let mut caught = pipeline::run(
         runs,
         n,
         (Claims::FromHomes, Some(site)),
@@ -174,7 +191,7 @@ fn append_erased<R, U>(
         OnFork::Panic,
         |caught| caught.fold(Caught::default(), Caught::merge),
     );
-    let Caught(Some(holes)) = caught else {
+    let Some(holes) = caught.0.take() else {
         // SAFETY: every index ran (a region runs every task it is given) and wrote its
         // result; none panicked. The first `had` were initialised already.
         unsafe { out.set_len(had + n) };
@@ -288,13 +305,19 @@ mod tests {
         ];
         let mut payloads = 0;
         for (earlier, later) in cases {
-            let merged = caught_at(earlier).merge(caught_at(later));
-            let kept = merged.0.map(|holes| (holes.indices, which(holes.first)));
+            let mut merged = caught_at(earlier).merge(caught_at(later));
+            let kept = merged
+                .0
+                .take()
+                .map(|holes| (holes.indices, which(holes.first)));
             let indices: Vec<usize> = earlier.iter().chain(later).copied().collect();
             let expected = indices.first().map(|&first| (indices.clone(), first));
             assert_eq!(kept, expected, "{earlier:?} then {later:?}");
             payloads += indices.len();
         }
+        // A participant's holes dropped unmerged (a region cut short) discard its panic.
+        drop(caught_at(&[5, 6]));
+        payloads += 2;
         // Every payload dropped once: the kept ones by `which`, the rest where discarded.
         assert_eq!(DROPS.load(Ordering::Relaxed) - before, payloads);
     }
