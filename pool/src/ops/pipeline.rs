@@ -16,7 +16,8 @@ use std::ops::Range;
 const SMALL: usize = 8;
 
 /// A caller's state of at most this many bytes is kept in place, as the operations' own:
-/// `SMALL` of them, each on lines of its own, take a kilobyte of the caller's stack on x86-64.
+/// `SMALL` of them, each on lines of its own, take a kilobyte of the caller's stack on
+/// x86-64.
 const SMALL_STATE: usize = 64;
 
 /// What a child forked from inside one of the region's tasks does, where a helper of the
