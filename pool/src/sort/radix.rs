@@ -1,20 +1,21 @@
 //! The radix sort (`par_radix_sort`, `par_radix_sort_by_key`): stable, by the key's bits.
 //!
-//! A part over 1 MiB in order already is left as it is (`in_order.rs`). A split first counts, per
-//! block, which key bits vary (a sample of 64 keys guesses them, so the same pass counts
-//! the first digit). Keys that vary in at most 22 bits are sorted
-//! by least-significant-digit passes over all of the split's items, two digits of up to 11
+//! A part over 1 MiB in order already is left as it is (`in_order.rs`). A split first
+//! counts, per block, which key bits vary (a sample of 256 keys guesses them, so the same
+//! pass counts the first digit). Keys that vary in at most 22 bits are sorted by
+//! least-significant-digit passes over all of the split's items, two digits of up to 11
 //! bits (one if the keys vary in at most 11): each pass a count per block, an exclusive
 //! scan of the counts into each block's write offsets, and a scatter between the slice and
 //! a scratch buffer, blocks in parallel, each keeping its items' order, so the pass is
-//! stable. Keys that vary in more bits are split by the top 8 that vary, by one such pass
-//! into the scratch; each of the 256 buckets then goes back to the slice sorted by its
-//! lower bits: one that fits in cache by least-significant-digit passes on one thread
-//! (digits that do not vary in it skipped; where many vary, only the highest, then an
-//! insertion sort), a larger one by this same split again (in parallel when it holds more
-//! than its share of the work). The scratch is advised into huge pages: a fault per 2 MiB
-//! written instead of per 4 KiB. Items move bitwise; the key function may panic at any
-//! call and every item is still in the slice exactly once.
+//! stable. Keys that vary in more bits are split by the top 8 that vary (up to 11 where the
+//! sample crowds into a few of those digits, so that their buckets would not fit in cache:
+//! doubles in [0, 1)), by one such pass into the scratch; each bucket then goes back to the
+//! slice sorted by its lower bits: one that fits in cache by least-significant-digit passes
+//! on one thread (digits that do not vary in it skipped; where many vary, only the highest,
+//! then an insertion sort), a larger one by this same split again (in parallel when it
+//! holds more than its share of the work). The scratch is advised into huge pages: a fault
+//! per 2 MiB written instead of per 4 KiB. Items move bitwise; the key function may panic
+//! at any call and every item is still in the slice exactly once.
 
 use super::radix_key::sealed::Bits;
 use super::radix_key::{BUCKETS, DIGIT_BITS};
@@ -103,10 +104,17 @@ unsafe fn split<T: Send, B: Bits>(
     let blocks = (width * BLOCKS_PER_THREAD).min(n / MIN_BLOCK).max(1);
     let block_len = n.div_ceil(blocks);
     let first = key(&here[0]);
-    let sampled = (0..SAMPLES)
-        .map(|i| key(&here[(n - 1) / (SAMPLES - 1) * i]).xor(first))
-        .fold(B::ZERO, B::or);
-    let guess = Digit::first(sampled.highest_bit().map_or(1, |bit| bit + 1).min(hint));
+    let sampled: [B; SAMPLES] =
+        std::array::from_fn(|i| key(&here[(n - 1) / (SAMPLES - 1) * i]).xor(first));
+    let sampled_top = (sampled.iter().fold(B::ZERO, |mask, &k| mask.or(k)))
+        .highest_bit()
+        .map_or(1, |bit| bit + 1)
+        .min(hint);
+    let digit_of = |varying| {
+        let bits = split_bits(&sampled, varying, n.saturating_mul(size_of::<T>()));
+        Digit::first(varying, bits)
+    };
+    let guess = digit_of(sampled_top);
     let tallies: Vec<Tally<B>> = ChunksMut::new(here, block_len)
         .with_max_len(1)
         .map(|block| count(block, key, first, guess))
@@ -123,7 +131,7 @@ unsafe fn split<T: Send, B: Bits>(
         "par_radix_sort: the key function gave an item another key than before \
          (expected the same key at every call)"
     );
-    let digit = Digit::first(top + 1);
+    let digit = digit_of(top + 1);
     let counts: Vec<Vec<usize>> = if digit == guess {
         tallies.into_iter().map(|t| t.counts).collect()
     } else {
@@ -142,7 +150,9 @@ unsafe fn split<T: Send, B: Bits>(
         // Read by the parent split, on this thread or after the region this runs in.
         landed.store(true, Ordering::Relaxed);
     }
-    let landed: Vec<AtomicBool> = (0..BUCKETS).map(|_| AtomicBool::new(false)).collect();
+    let landed: Vec<AtomicBool> = (0..digit.buckets())
+        .map(|_| AtomicBool::new(false))
+        .collect();
     // Made only when needed: a `Restore` dropped moves buckets.
     let restore = buckets_in_scratch.then(|| Restore {
         lent,
@@ -155,8 +165,8 @@ unsafe fn split<T: Send, B: Bits>(
         landed: buckets_in_scratch.then_some(&landed[d]),
     };
     let share = n / (2 * width);
-    let mut rest = Vec::with_capacity(BUCKETS);
-    for d in 0..BUCKETS {
+    let mut rest = Vec::with_capacity(digit.buckets());
+    for d in 0..digit.buckets() {
         let len = starts[d + 1] - starts[d];
         if width > 1 && len > share && len >= MIN_BLOCK {
             // SAFETY: bucket `d` is this call's alone, now and in the recursion.
@@ -173,8 +183,8 @@ unsafe fn split<T: Send, B: Bits>(
     drop(restore);
 }
 
-/// Keys a split samples to guess which digit to count first.
-const SAMPLES: usize = 64;
+/// Keys a split samples to guess which digit to count first, and how wide it is.
+const SAMPLES: usize = 256;
 /// A split whose keys vary in at most this many bits sorts them by least-significant-digit
 /// passes over all its items, [`LSD_DIGIT_BITS`] bits or fewer a pass: two passes finish
 /// it, where a split by the top 8 bits leaves each bucket to sort by more passes.
@@ -182,6 +192,43 @@ const LSD_MOST_BITS: u32 = 2 * LSD_DIGIT_BITS;
 /// The widest digit of a pass over a whole part: 2,048 counts a block, and as many places
 /// a scatter writes to at once.
 const LSD_DIGIT_BITS: u32 = 11;
+/// The widest digit a split by its top varying bits takes (as many places as
+/// [`LSD_DIGIT_BITS`]), where [`split_bits`] says its buckets would not fit in cache.
+const WIDEST_SPLIT_BITS: u32 = LSD_DIGIT_BITS;
+/// The fewest of the [`SAMPLES`] sampled keys sharing one top digit that make a split
+/// take a wider digit: uniform keys (one in 256 a digit, 1 of the sample on average) put
+/// this many into one digit less than once in a million splits; doubles in [0, 1), whose
+/// exponent puts half of them into eight digits, 16 on average into each of those.
+const CROWDED_SAMPLES: usize = 12;
+
+/// How many bits a split of `part_bytes` by its top `varying` bits (`varying` as the
+/// sample says) orders by: [`DIGIT_BITS`], unless the sampled keys (each xored with the
+/// part's first) crowd into one digit, so that its bucket, at their share of the part,
+/// would be over [`IN_CACHE_BYTES`] and split again on one thread, a pass more over it:
+/// then a bit more for each time it would be twice that, up to [`WIDEST_SPLIT_BITS`].
+fn split_bits<B: Bits>(sampled: &[B; SAMPLES], varying: u32, part_bytes: usize) -> u32 {
+    let digit = Digit::first(varying, DIGIT_BITS);
+    if digit.shift == 0 {
+        // Least-significant-digit passes: their width is `Digit::first`'s.
+        return DIGIT_BITS;
+    }
+    let mut digits: [usize; SAMPLES] = sampled.map(|k| digit.of(k));
+    digits.sort_unstable();
+    let crowd = digits
+        .chunk_by(|a, b| a == b)
+        .map(<[usize]>::len)
+        .max()
+        .unwrap_or(0);
+    if crowd < CROWDED_SAMPLES {
+        return DIGIT_BITS;
+    }
+    let bucket_bytes = part_bytes / SAMPLES * crowd;
+    let over = bucket_bytes
+        .div_ceil(IN_CACHE_BYTES)
+        .next_power_of_two()
+        .trailing_zeros();
+    DIGIT_BITS + over.min(WIDEST_SPLIT_BITS - DIGIT_BITS)
+}
 
 /// The bits a split or pass orders by: `bits` bits from bit `shift` up.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -193,8 +240,8 @@ struct Digit {
 impl Digit {
     /// The first digit to sort keys that vary in their lowest `varying` bits (at least
     /// one) by: the lowest of the fewest equal digits that cover them if they are at most
-    /// [`LSD_MOST_BITS`], else the top [`DIGIT_BITS`] of them.
-    fn first(varying: u32) -> Digit {
+    /// [`LSD_MOST_BITS`], else the top `split_bits` of them.
+    fn first(varying: u32, split_bits: u32) -> Digit {
         debug_assert!(varying > 0, "no bits vary: nothing to sort by");
         if varying <= LSD_MOST_BITS {
             let passes = varying.div_ceil(LSD_DIGIT_BITS);
@@ -204,8 +251,8 @@ impl Digit {
             }
         } else {
             Digit {
-                shift: varying - DIGIT_BITS,
-                bits: DIGIT_BITS,
+                shift: varying - split_bits,
+                bits: split_bits,
             }
         }
     }
@@ -237,7 +284,7 @@ unsafe fn sort_by_passes<T: Send, B: Bits>(
     block_len: usize,
     varying: u32,
 ) {
-    let mut digit = Digit::first(varying);
+    let mut digit = Digit::first(varying, DIGIT_BITS);
     let n = part.range.len();
     // SAFETY: the part is this call's alone, its items where it says (contract). Dropped,
     // also on unwinding, the bucket moves its items to the items from the side they are.
@@ -804,7 +851,9 @@ impl<T> Drop for Bucket<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_bytes, insertion_sort, Byte, SWAP_BY_INDEX_BYTES};
+    use super::{count_bytes, insertion_sort, split_bits, Byte, SAMPLES, SWAP_BY_INDEX_BYTES};
+    use super::{DIGIT_BITS, IN_CACHE_BYTES, WIDEST_SPLIT_BITS};
+    use crate::sort::radix_key::sealed::Sealed;
 
     /// `n` pairs of a key below `keys` and the pair's place in the input, from `seed`.
     fn pairs(n: usize, keys: u64, seed: u64) -> Vec<(u64, usize)> {
@@ -824,6 +873,54 @@ mod tests {
         let mut seen: Vec<usize> = items.iter().map(|p| p.1).collect();
         seen.sort_unstable();
         seen.iter().enumerate().all(|(i, &s)| i == s)
+    }
+
+    /// `SAMPLES` keys from `make` of xorshift draws, xored with the first, as a split's
+    /// sample is; and how many bits they vary in.
+    fn sample(make: impl Fn(u64) -> u64) -> ([u64; SAMPLES], u32) {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let keys: [u64; SAMPLES] = std::array::from_fn(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            make(state)
+        });
+        let sampled = keys.map(|k| k ^ keys[0]);
+        let varying = sampled.iter().fold(0, |mask, k| mask | k).ilog2() + 1;
+        (sampled, varying)
+    }
+
+    #[test]
+    fn a_split_whose_sampled_keys_crowd_into_one_digit_takes_a_wider_one_if_its_bucket_would_not_fit_in_cache(
+    ) {
+        let bytes = |n: usize| n * size_of::<u64>();
+        // Doubles in [0, 1): half of them share their exponent. A part of millions holds
+        // some below 2^-15, so its keys vary from the exponent's fifth bit (bit 56) down,
+        // and the top digit holds three bits of the fraction besides: eight digits hold a
+        // sixteenth each.
+        let unit = |draw: u64| ((draw >> 11) as f64 / (1u64 << 53) as f64).order_bits();
+        let (doubles, sampled_varying) = sample(unit);
+        let varying = 57;
+        assert!(sampled_varying <= varying);
+        // A sixteenth of 1e6 fits in cache; of 1e7, five times over (three bits), and
+        // 1e9 would want more than the widest.
+        assert_eq!(split_bits(&doubles, varying, bytes(1_000_000)), DIGIT_BITS);
+        assert!(bytes(10_000_000) / 16 > 4 * IN_CACHE_BYTES);
+        assert_eq!(
+            split_bits(&doubles, varying, bytes(10_000_000)),
+            DIGIT_BITS + 3
+        );
+        assert_eq!(
+            split_bits(&doubles, varying, bytes(1 << 30)),
+            WIDEST_SPLIT_BITS
+        );
+        // Uniform keys never crowd, whatever the part's size.
+        let (uniform, varying) = sample(|draw| draw);
+        assert_eq!(split_bits(&uniform, varying, bytes(1 << 30)), DIGIT_BITS);
+        // Keys in 20 bits take least-significant-digit passes, their width their own.
+        let (narrow, varying) = sample(|draw| (draw >> 44).min(draw >> 50));
+        assert!(varying <= super::LSD_MOST_BITS);
+        assert_eq!(split_bits(&narrow, varying, bytes(1 << 30)), DIGIT_BITS);
     }
 
     #[test]
