@@ -8,14 +8,15 @@
 //! scan of the counts into each block's write offsets, and a scatter between the slice and
 //! a scratch buffer, blocks in parallel, each keeping its items' order, so the pass is
 //! stable. Keys that vary in more bits are split by the top 8 that vary (up to 11 where the
-//! sample crowds into a few of those digits, so that their buckets would not fit in cache:
-//! doubles in [0, 1)), by one such pass into the scratch; each bucket then goes back to the
-//! slice sorted by its lower bits: one that fits in cache by least-significant-digit passes
-//! on one thread (digits that do not vary in it skipped; where many vary, only the highest,
-//! then an insertion sort), a larger one by this same split again (in parallel when it
-//! holds more than its share of the work). The scratch is advised into huge pages: a fault
-//! per 2 MiB written instead of per 4 KiB. Items move bitwise; the key function may panic
-//! at any call and every item is still in the slice exactly once.
+//! sample crowds into one of those digits, so that its bucket would not fit in cache, and
+//! spreads over the bits added: doubles in [0, 1)), by one such pass into the scratch; each
+//! bucket then goes back to the slice sorted by its lower bits: one that fits in cache by
+//! least-significant-digit passes on one thread (digits that do not vary in it skipped;
+//! where many vary, only the highest, then an insertion sort), a larger one by this same
+//! split again (in parallel when it holds more than its share of the work). The scratch is
+//! advised into huge pages: a fault per 2 MiB written instead of per 4 KiB. Items move
+//! bitwise; the key function may panic at any call and every item is still in the slice
+//! exactly once.
 
 use super::radix_key::sealed::Bits;
 use super::radix_key::{BUCKETS, DIGIT_BITS};
@@ -104,8 +105,12 @@ unsafe fn split<T: Send, B: Bits>(
     let blocks = (width * BLOCKS_PER_THREAD).min(n / MIN_BLOCK).max(1);
     let block_len = n.div_ceil(blocks);
     let first = key(&here[0]);
-    let sampled: [B; SAMPLES] =
-        std::array::from_fn(|i| key(&here[(n - 1) / (SAMPLES - 1) * i]).xor(first));
+    // Evenly spaced from the first item to the last (a part of fewer than `SAMPLES` items,
+    // some twice).
+    let sampled: [B; SAMPLES] = std::array::from_fn(|i| {
+        let at = (n - 1) as u128 * i as u128 / (SAMPLES - 1) as u128;
+        key(&here[at as usize]).xor(first)
+    });
     let sampled_top = (sampled.iter().fold(B::ZERO, |mask, &k| mask.or(k)))
         .highest_bit()
         .map_or(1, |bit| bit + 1)
@@ -201,24 +206,27 @@ const WIDEST_SPLIT_BITS: u32 = LSD_DIGIT_BITS;
 /// exponent puts half of them into eight digits, 16 on average into each of those.
 const CROWDED_SAMPLES: usize = 12;
 
-/// How many bits a split of `part_bytes` by its top `varying` bits (`varying` as the
-/// sample says) orders by: [`DIGIT_BITS`], unless the sampled keys (each xored with the
-/// part's first) crowd into one digit, so that its bucket, at their share of the part,
-/// would be over [`IN_CACHE_BYTES`] and split again on one thread, a pass more over it:
-/// then a bit more for each time it would be twice that, up to [`WIDEST_SPLIT_BITS`].
+/// How many bits a split of `part_bytes` by its top `varying` bits orders by:
+/// [`DIGIT_BITS`], unless the sampled keys (each xored with the part's first) crowd into
+/// one digit, so that its bucket, at their share of the part, would be over
+/// [`IN_CACHE_BYTES`] and split again on one thread, a pass more over it: then a bit more
+/// for each time it would be twice that, up to [`WIDEST_SPLIT_BITS`], if the crowd spreads
+/// over the bits added (a quarter of it or more leaves its digit). A crowd of one key
+/// (zeros among uniform keys) stays one bucket at any width, and every item would pay the
+/// wider scatter for nothing.
 fn split_bits<B: Bits>(sampled: &[B; SAMPLES], varying: u32, part_bytes: usize) -> u32 {
-    let digit = Digit::first(varying, DIGIT_BITS);
-    if digit.shift == 0 {
+    if Digit::first(varying, DIGIT_BITS).shift == 0 {
         // Least-significant-digit passes: their width is `Digit::first`'s.
         return DIGIT_BITS;
     }
-    let mut digits: [usize; SAMPLES] = sampled.map(|k| digit.of(k));
-    digits.sort_unstable();
-    let crowd = digits
-        .chunk_by(|a, b| a == b)
-        .map(<[usize]>::len)
-        .max()
-        .unwrap_or(0);
+    let crowd_at = |bits| {
+        let digit = Digit::first(varying, bits);
+        let mut digits: [usize; SAMPLES] = sampled.map(|k| digit.of(k));
+        digits.sort_unstable();
+        let runs = digits.chunk_by(|a, b| a == b);
+        runs.map(<[usize]>::len).max().unwrap_or(0)
+    };
+    let crowd = crowd_at(DIGIT_BITS);
     if crowd < CROWDED_SAMPLES {
         return DIGIT_BITS;
     }
@@ -227,7 +235,13 @@ fn split_bits<B: Bits>(sampled: &[B; SAMPLES], varying: u32, part_bytes: usize) 
         .div_ceil(IN_CACHE_BYTES)
         .next_power_of_two()
         .trailing_zeros();
-    DIGIT_BITS + over.min(WIDEST_SPLIT_BITS - DIGIT_BITS)
+    let bits = DIGIT_BITS + over.min(WIDEST_SPLIT_BITS - DIGIT_BITS);
+    // Spread: the bits added leave at most three quarters of the crowd in one digit.
+    if 4 * crowd_at(bits) <= 3 * crowd {
+        bits
+    } else {
+        DIGIT_BITS
+    }
 }
 
 /// The bits a split or pass orders by: `bits` bits from bit `shift` up.
@@ -852,7 +866,7 @@ impl<T> Drop for Bucket<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::{count_bytes, insertion_sort, split_bits, Byte, SAMPLES, SWAP_BY_INDEX_BYTES};
-    use super::{DIGIT_BITS, IN_CACHE_BYTES, WIDEST_SPLIT_BITS};
+    use super::{CROWDED_SAMPLES, DIGIT_BITS, IN_CACHE_BYTES, WIDEST_SPLIT_BITS};
     use crate::sort::radix_key::sealed::Sealed;
 
     /// `n` pairs of a key below `keys` and the pair's place in the input, from `seed`.
@@ -902,9 +916,13 @@ mod tests {
         let (doubles, sampled_varying) = sample(unit);
         let varying = 57;
         assert!(sampled_varying <= varying);
-        // A sixteenth of 1e6 fits in cache; of 1e7, five times over (three bits), and
-        // 1e9 would want more than the widest.
+        // A sixteenth of 1e6 fits in cache; of 2.5e6, up to twice over (a bit); of 1e7,
+        // five times (three bits); 1e9 would want more than the widest.
         assert_eq!(split_bits(&doubles, varying, bytes(1_000_000)), DIGIT_BITS);
+        assert_eq!(
+            split_bits(&doubles, varying, bytes(2_500_000)),
+            DIGIT_BITS + 1
+        );
         assert!(bytes(10_000_000) / 16 > 4 * IN_CACHE_BYTES);
         assert_eq!(
             split_bits(&doubles, varying, bytes(10_000_000)),
@@ -917,8 +935,15 @@ mod tests {
         // Uniform keys never crowd, whatever the part's size.
         let (uniform, varying) = sample(|draw| draw);
         assert_eq!(split_bits(&uniform, varying, bytes(1 << 30)), DIGIT_BITS);
+        // One in ten of them zero: a crowd of one key, which no width spreads.
+        let (zeros, varying) = sample(|draw| if draw % 10 == 0 { 0 } else { draw });
+        let most_of_one = zeros
+            .iter()
+            .map(|k| zeros.iter().filter(|&x| x == k).count());
+        assert!(most_of_one.max() >= Some(CROWDED_SAMPLES));
+        assert_eq!(split_bits(&zeros, varying, bytes(1 << 30)), DIGIT_BITS);
         // Keys in 20 bits take least-significant-digit passes, their width their own.
-        let (narrow, varying) = sample(|draw| (draw >> 44).min(draw >> 50));
+        let (narrow, varying) = sample(|draw| draw >> 44);
         assert!(varying <= super::LSD_MOST_BITS);
         assert_eq!(split_bits(&narrow, varying, bytes(1 << 30)), DIGIT_BITS);
     }
