@@ -137,6 +137,8 @@ unsafe fn split<T: Send, B: Bits>(
          (expected the same key at every call)"
     );
     let digit = digit_of(top + 1);
+    #[cfg(test)]
+    tests::WIDEST_SPLIT.fetch_max(digit.bits, Ordering::Relaxed);
     let counts: Vec<Vec<usize>> = if digit == guess {
         tallies.into_iter().map(|t| t.counts).collect()
     } else {
@@ -871,9 +873,14 @@ impl<T> Drop for Bucket<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_bytes, insertion_sort, split_bits, Byte, SAMPLES, SWAP_BY_INDEX_BYTES};
-    use super::{CROWDED_SAMPLES, DIGIT_BITS, IN_CACHE_BYTES, WIDEST_SPLIT_BITS};
+    use super::WIDEST_SPLIT_BITS;
+    use super::{count_bytes, insertion_sort, split_bits, Byte, SAMPLES};
+    use super::{CROWDED_SAMPLES, DIGIT_BITS, IN_CACHE_BYTES, SWAP_BY_INDEX_BYTES};
     use crate::sort::radix_key::sealed::Sealed;
+    use std::sync::atomic::AtomicU32;
+
+    /// The widest digit any split of this test process took.
+    pub(super) static WIDEST_SPLIT: AtomicU32 = AtomicU32::new(0);
 
     /// `n` pairs of a key below `keys` and the pair's place in the input, from `seed`.
     fn pairs(n: usize, keys: u64, seed: u64) -> Vec<(u64, usize)> {
@@ -952,6 +959,32 @@ mod tests {
         let (narrow, varying) = sample(|draw| draw >> 44);
         assert!(varying <= super::LSD_MOST_BITS);
         assert_eq!(split_bits(&narrow, varying, bytes(1 << 30)), DIGIT_BITS);
+    }
+
+    #[test]
+    #[cfg(not(rayforce_loom))] // a pool of real threads
+    fn doubles_in_the_unit_interval_split_by_a_digit_wider_than_a_byte_and_sort_like_std() {
+        use super::sort_by_bits;
+        use std::sync::atomic::Ordering;
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut doubles: Vec<f64> = (0..3_000_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 11) as f64 / (1u64 << 53) as f64
+            })
+            .collect();
+        let mut expected = doubles.clone();
+        expected.sort_by(f64::total_cmp);
+        let pool = crate::Pool::builder().workers(2).build().unwrap();
+        pool.install(|| sort_by_bits(&mut doubles, &|x: &f64| x.order_bits()));
+        // No other test here sorts keys that crowd a split's top byte.
+        assert!(WIDEST_SPLIT.load(Ordering::Relaxed) > DIGIT_BITS);
+        assert!(doubles
+            .iter()
+            .map(|x| x.to_bits())
+            .eq(expected.iter().map(|x| x.to_bits())));
     }
 
     #[test]
