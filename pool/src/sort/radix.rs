@@ -136,7 +136,12 @@ unsafe fn split<T: Send, B: Bits>(
         "par_radix_sort: the key function gave an item another key than before \
          (expected the same key at every call)"
     );
-    let digit = digit_of(top + 1);
+    // The sample's guess of the varying bits is the usual case: its digit, worked out once.
+    let digit = if top + 1 == sampled_top {
+        guess
+    } else {
+        digit_of(top + 1)
+    };
     #[cfg(test)]
     tests::WIDEST_SPLIT.fetch_max(digit.bits, Ordering::Relaxed);
     let counts: Vec<Vec<usize>> = if digit == guess {
