@@ -27,7 +27,6 @@ mod fork;
 mod fork_gate;
 mod fork_once;
 mod free;
-mod huge_pages;
 mod in_task;
 pub mod iter;
 mod job;

@@ -167,7 +167,6 @@ fn move_in_order<T: Send>(out: &mut Vec<T>, gathered: &mut [Gathered<T>]) {
     let sources: Vec<Disjoint<'_, T>> = (gathered.iter_mut())
         .map(|g| Disjoint::new(&mut g.items[..]))
         .collect();
-    crate::huge_pages::advise_huge(&mut out.spare_capacity_mut()[..total]);
     let destination = Disjoint::new(&mut out.spare_capacity_mut()[..total]);
     // Moves output positions `wanted` of the runs that cover them.
     let move_part = |wanted: std::ops::Range<usize>| {

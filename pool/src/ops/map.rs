@@ -175,7 +175,6 @@ fn append_erased<R, U>(
 {
     out.reserve(n);
     let had = out.len();
-    crate::huge_pages::advise_huge(&mut out.spare_capacity_mut()[..n]);
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
     // Forked from inside a call: which results the parent's helpers wrote is unknown here,
     // so none is dropped (the storage is freed, its items leaked) and the child panics.

@@ -46,7 +46,8 @@ pub(crate) fn sort_by_bits<T: Send, B: Bits>(items: &mut [T], key: &(impl Fn(&T)
     }
     let mut scratch: Vec<T> = Vec::with_capacity(n);
     let scratch = &mut scratch.spare_capacity_mut()[..n];
-    crate::huge_pages::advise_huge(scratch);
+    #[cfg(target_os = "linux")]
+    super::huge_pages::advise_huge(scratch);
     let lent = Lent {
         items: Disjoint::new(items),
         scratch: Disjoint::new(scratch),
