@@ -8,7 +8,7 @@
 
 use super::drive::{grain, Drive};
 use super::{IntoParallelIterator, ParallelIterator};
-use crate::ops::map::{append_ranges, write_results};
+use crate::ops::map::{append_ranges, write_items};
 use crate::ops::pipeline::{self, OnFork};
 use crate::ops::region::{Disjoint, Grain, Target};
 use crate::region::Claims;
@@ -54,12 +54,9 @@ fn in_place<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
     Target::current(grain(iter), |runs| {
         append_ranges(runs, out, iter.positions(), &|range, part, caught| {
             let start = range.start;
-            // SAFETY: the pipeline's ranges are disjoint, and `write_results` asks for
-            // disjoint parts of this one (what follows an item that panicked).
-            let items = |part: std::ops::Range<usize>| unsafe {
-                iter.seq(start + part.start..start + part.end)
-            };
-            write_results(part, start, items, |item| item, caught);
+            // SAFETY: the pipeline's ranges are disjoint, and `write_items` makes this
+            // one's sequence once.
+            write_items(part, start, || unsafe { iter.seq(range) }, caught);
         });
     });
 }

@@ -64,33 +64,38 @@ impl<R: Runs + ?Sized> ParallelMap for R {}
 pub(crate) type WriteRange<'a, U> =
     dyn Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync + 'a;
 
-/// A participant's state in `map`: the indices whose call panicked (no result there), and
-/// its first panic, boxed at its first panic. Empty, it is a null pointer: it allocates
-/// nothing and moves in a register, as does the region's combined `Caught`.
+/// A participant's state in `map`: the slots its parts left unwritten (a call panicked
+/// there, or a part's items stopped early), and its first panic, boxed at the first such
+/// event. Empty, it is a null pointer: it allocates nothing and moves in a register, as
+/// does the region's combined `Caught`.
 #[derive(Default)]
 pub(crate) struct Caught(Option<Box<Holes>>);
 
-/// What a participant's panicking calls left: their indices, and the first one's payload.
+/// What a participant's parts left: the indices with no result (disjoint ranges, each
+/// within one part), and the first panic's payload.
 struct Holes {
-    indices: Vec<usize>,
-    first: Panic,
+    unwritten: Vec<Range<usize>>,
+    first: Option<Panic>,
 }
 
 impl Caught {
-    /// The call at `index` panicked with `payload`: kept if it is the first, else discarded.
+    /// Indices `unwritten` have no result, and `payload` (if any) is what stopped them:
+    /// kept if it is the first, else discarded.
     #[cold]
-    fn keep(&mut self, index: usize, payload: Panic) {
-        match &mut self.0 {
-            Some(holes) => {
-                holes.indices.push(index);
-                unwind::discard(payload);
-            }
-            None => {
-                self.0 = Some(Box::new(Holes {
-                    indices: vec![index],
-                    first: payload,
-                }))
-            }
+    fn keep(&mut self, unwritten: Range<usize>, payload: Option<Panic>) {
+        let holes = self.0.get_or_insert_with(|| {
+            Box::new(Holes {
+                unwritten: Vec::new(),
+                first: None,
+            })
+        });
+        if !unwritten.is_empty() {
+            holes.unwritten.push(unwritten);
+        }
+        match (&holes.first, payload) {
+            (None, payload) => holes.first = payload,
+            (Some(_), Some(later)) => unwind::discard(later),
+            (Some(_), None) => {}
         }
     }
 
@@ -98,9 +103,13 @@ impl Caught {
     fn merge(mut self, mut later: Caught) -> Caught {
         match (self.0.take(), later.0.take()) {
             (Some(mut holes), Some(more)) => {
-                let Holes { indices, first } = *more;
-                holes.indices.extend(indices);
-                unwind::discard(first);
+                let Holes { unwritten, first } = *more;
+                holes.unwritten.extend(unwritten);
+                match (&holes.first, first) {
+                    (None, first) => holes.first = first,
+                    (Some(_), Some(later)) => unwind::discard(later),
+                    (Some(_), None) => {}
+                }
                 Caught(Some(holes))
             }
             (holes, more) => Caught(holes.or(more)),
@@ -121,7 +130,9 @@ impl Drop for Caught {
 
 #[cold]
 fn discard_unresumed(holes: Holes) {
-    unwind::discard(holes.first);
+    if let Some(first) = holes.first {
+        unwind::discard(first);
+    }
 }
 
 /// `map`'s and `map_slice`'s pass through the pipeline: a `Vec` of `n` results, each
@@ -197,17 +208,20 @@ fn append_erased<R, U>(
         unsafe { out.set_len(had + n) };
         return;
     };
-    let Holes { indices, first } = *holes;
-    drop_written(&mut out.spare_capacity_mut()[..n], indices);
-    panic::resume_unwind(first)
+    let Holes { unwritten, first } = *holes;
+    drop_written(&mut out.spare_capacity_mut()[..n], unwritten);
+    match first {
+        Some(first) => panic::resume_unwind(first),
+        // Items stop early only after a panic (`panic_fuse`), whose payload another part
+        // keeps: this is a fault of an adaptor, reported rather than hidden.
+        None => panic!("a parallel iterator yielded fewer items than its length"),
+    }
 }
 
 /// Writes `f(x)` into `part[k]` for every `k`, `x` being item `k` of the part's inputs
-/// (`inputs(range)` iterates over those of `range` of the part); the index (`start + k`)
-/// of a call that panicked goes to `caught`, and the rest of the part still runs. One
-/// zipped loop with no bounds check and no store inside but the result's, so it
-/// vectorises where `f` allows; the part arrives as a parameter, so the compiler knows
-/// that nothing `f` reads is written through it.
+/// (`inputs(range)` iterates over those of `range` of the part, as often as asked: plain
+/// indices or a slice's items); the index (`start + k`) of a call that panicked goes to
+/// `caught`, and the rest of the part still runs.
 pub(crate) fn write_results<U, X, F>(
     part: &mut [MaybeUninit<U>],
     start: usize,
@@ -221,35 +235,78 @@ pub(crate) fn write_results<U, X, F>(
     let len = part.len();
     let mut from = 0;
     while from < len {
-        // How far the loop got: read only after a call unwound, so the compiler keeps it
-        // in a register through a loop of calls that cannot unwind.
-        let mut at = from;
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            for (slot, x) in part[from..].iter_mut().zip(inputs(from..len)) {
-                slot.write(f(x));
-                at += 1;
-            }
-        }));
-        let Err(payload) = outcome else {
+        let (wrote, panicked) = write_from(&mut part[from..], || inputs(from..len), &f);
+        let at = from + wrote;
+        if at == len && panicked.is_none() {
             return;
+        }
+        // The call at `at` panicked (a call past the last slot: none); inputs that stopped
+        // early have nothing more to give.
+        let end = if panicked.is_some() {
+            len.min(at + 1)
+        } else {
+            len
         };
-        caught.keep(start + at, payload);
-        from = at + 1;
+        caught.keep(start + at..start + end, panicked);
+        from = end;
     }
 }
 
-/// Drops every result of `slots` but those at `holes`, the indices whose call panicked. A
+/// Writes the items of `items()` into `part[k]` in order: an iterator's items, made once
+/// (its source may be owned, so a range is never made again). If it panics or stops short,
+/// its slots from there on go to `caught` unwritten: the items it made and did not yield
+/// are its to drop, as unwinding drops them.
+pub(crate) fn write_items<U, X>(
+    part: &mut [MaybeUninit<U>],
+    start: usize,
+    items: impl FnOnce() -> X,
+    caught: &mut Caught,
+) where
+    X: Iterator<Item = U>,
+{
+    let len = part.len();
+    let (wrote, panicked) = write_from(part, items, &|item| item);
+    if wrote < len || panicked.is_some() {
+        caught.keep(start + wrote..start + len, panicked);
+    }
+}
+
+/// Writes `f(x)` for the items `x` of `inputs()` into `part` from its start, until either
+/// runs out or a call unwinds: how many slots it wrote, and the payload if a call (or
+/// making or dropping the inputs) unwound. One zipped loop with no bounds check and no
+/// store inside but the result's, so it vectorises where `f` allows; the part arrives as
+/// a parameter, so the compiler knows that nothing `f` reads is written through it.
+fn write_from<U, X, F>(
+    part: &mut [MaybeUninit<U>],
+    inputs: impl FnOnce() -> X,
+    f: &F,
+) -> (usize, Option<Panic>)
+where
+    X: Iterator,
+    F: Fn(X::Item) -> U,
+{
+    let mut wrote = 0;
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        for (slot, x) in part.iter_mut().zip(inputs()) {
+            slot.write(f(x));
+            wrote += 1;
+        }
+    }));
+    (wrote, outcome.err())
+}
+
+/// Drops every result of `slots` but those in `unwritten` (disjoint ranges of indices). A
 /// `Drop` that panics does not stop the others, as a slice's drop glue goes on: its payload
 /// is discarded, so the call's panic is the one that resumes.
-fn drop_written<U>(slots: &mut [MaybeUninit<U>], mut holes: Vec<usize>) {
-    holes.sort_unstable();
-    let mut holes = holes.into_iter().peekable();
+fn drop_written<U>(slots: &mut [MaybeUninit<U>], mut unwritten: Vec<Range<usize>>) {
+    unwritten.sort_unstable_by_key(|hole| hole.start);
+    let mut holes = unwritten.iter().peekable();
     for (i, slot) in slots.iter_mut().enumerate() {
-        if holes.peek() == Some(&i) {
-            holes.next();
+        while holes.next_if(|hole| hole.end <= i).is_some() {}
+        if holes.peek().is_some_and(|hole| hole.start <= i) {
             continue;
         }
-        // SAFETY: every index but the holes wrote its result, and nothing else drops it:
+        // SAFETY: every index outside the holes was written, and nothing else drops it:
         // the `Vec` never took it (its length stays 0), and each is dropped once here.
         let dropped = panic::catch_unwind(AssertUnwindSafe(|| unsafe { slot.assume_init_drop() }));
         if let Err(payload) = dropped {
@@ -286,9 +343,14 @@ mod tests {
     fn caught_at(indices: &[usize]) -> Caught {
         let mut caught = Caught::default();
         for &i in indices {
-            caught.keep(i, Box::new(Dropped(&DROPS, i)));
+            caught.keep(i..i + 1, Some(Box::new(Dropped(&DROPS, i))));
         }
         caught
+    }
+
+    /// What `caught` holds: its unwritten ranges, and which payload is its first.
+    fn held(mut caught: Caught) -> Option<(Vec<Range<usize>>, Option<usize>)> {
+        (caught.0.take()).map(|holes| (holes.unwritten, holes.first.map(which)))
     }
 
     #[test]
@@ -305,16 +367,41 @@ mod tests {
         ];
         let mut payloads = 0;
         for (earlier, later) in cases {
-            let mut merged = caught_at(earlier).merge(caught_at(later));
-            let kept = merged
-                .0
-                .take()
-                .map(|holes| (holes.indices, which(holes.first)));
+            let kept = held(caught_at(earlier).merge(caught_at(later)));
             let indices: Vec<usize> = earlier.iter().chain(later).copied().collect();
-            let expected = indices.first().map(|&first| (indices.clone(), first));
+            let expected = (indices.first()).map(|&first| {
+                let ranges = indices.iter().map(|&i| i..i + 1).collect();
+                (ranges, Some(first))
+            });
             assert_eq!(kept, expected, "{earlier:?} then {later:?}");
             payloads += indices.len();
         }
+        // Items that stopped short leave their slots with no payload of their own: the
+        // merge takes the other participant's, in either order.
+        let mut short = Caught::default();
+        short.keep(40..50, None);
+        let (unwritten, first) = held(short).expect("held");
+        assert_eq!(
+            (unwritten.len(), unwritten.first(), first),
+            (1, Some(&(40..50)), None)
+        );
+        for short_first in [true, false] {
+            let mut short = Caught::default();
+            short.keep(40..50, None);
+            let (earlier, later) = match short_first {
+                true => (short, caught_at(&[7])),
+                false => (caught_at(&[7]), short),
+            };
+            let (mut unwritten, first) = held(earlier.merge(later)).unwrap();
+            unwritten.sort_unstable_by_key(|hole| hole.start);
+            assert_eq!((unwritten, first), (vec![7..8, 40..50], Some(7)));
+            payloads += 1;
+        }
+        // A panic after every slot was written (a state's `Drop`) keeps its payload, no slot.
+        let mut late = Caught::default();
+        late.keep(60..60, Some(Box::new(Dropped(&DROPS, 60))));
+        assert_eq!(held(late), Some((vec![], Some(60))));
+        payloads += 1;
         // A participant's holes dropped unmerged (a region cut short) discard its panic.
         drop(caught_at(&[5, 6]));
         payloads += 2;
