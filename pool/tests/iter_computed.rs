@@ -164,3 +164,42 @@ fn fold_with_fold_chunks_collect_into_vec_and_nested_unzip_match_std() {
     let debug = format!("{:?}", xs.par_iter().map(|x| x + 1).filter(|_| true));
     assert!(debug.starts_with("Filter { base: Map"), "{debug}");
 }
+
+/// A value that counts its drops.
+struct Counted<'a>(&'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The number of positions, as any generic code over the trait may ask.
+fn positions_of<I: ParallelIterator>(iter: &I) -> usize {
+    iter.positions()
+}
+
+#[test]
+fn a_fold_whose_making_panicked_is_never_made_again_and_drops_each_item_once() {
+    let pool = Pool::builder().workers(2).build().unwrap();
+    let n = 10_000;
+    let dropped = AtomicUsize::new(0);
+    let items: Vec<(usize, Counted<'_>)> = (0..n).map(|i| (i, Counted(&dropped))).collect();
+    let folded = items.into_par_iter().fold(Vec::new, |mut kept, (i, item)| {
+        assert!(i != n - 1, "item {i}");
+        kept.push(item);
+        kept
+    });
+    let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| positions_of(&folded))
+    }));
+    assert!(first.is_err(), "the fold's panic reached the caller");
+    // Making again would move out the items already moved out: it panics instead.
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| folded.flatten_iter().count())
+    }));
+    let payload = again.expect_err("making again panicked");
+    let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+    assert!(message.contains("cannot be made again"), "{message:?}");
+    assert_eq!(dropped.load(Ordering::Relaxed), n, "each item dropped once");
+}

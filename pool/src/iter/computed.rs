@@ -6,6 +6,7 @@
 use super::drive::sealed::Drive;
 use super::owned::{Drain, IntoIter};
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// The seal: what a [`Computed`] source makes its items with.
@@ -29,6 +30,9 @@ use sealed::Make;
 pub struct Computed<M: Make> {
     maker: M,
     items: OnceLock<IntoIter<M::Item>>,
+    /// Set where making the items unwound: the maker may have moved items out of its own
+    /// source by then (a `fold` over an owned `Vec`), so it never runs again.
+    unwound: AtomicBool,
 }
 
 impl<M: Make> Computed<M> {
@@ -36,11 +40,25 @@ impl<M: Make> Computed<M> {
         Computed {
             maker,
             items: OnceLock::new(),
+            unwound: AtomicBool::new(false),
         }
     }
 
+    /// The items, made on the first call. Panics if an earlier making unwound (a thread
+    /// waiting for it then makes them itself, as `OnceLock` does, and would also panic).
     fn items(&self) -> &IntoIter<M::Item> {
-        self.items.get_or_init(|| IntoIter::new(self.maker.make()))
+        self.items.get_or_init(|| {
+            // Acquire: pairs with the Release store of a making that unwound.
+            let unwound = self.unwound.load(Ordering::Acquire);
+            assert!(
+                !unwound,
+                "a parallel iterator's items cannot be made again after making them panicked"
+            );
+            let guard = MarkUnwound(&self.unwound);
+            let items = self.maker.make();
+            std::mem::forget(guard);
+            IntoIter::new(items)
+        })
     }
 }
 
@@ -71,6 +89,16 @@ impl<M: Make> Drive for Computed<M> {
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: the caller's contract, passed on.
         unsafe { self.items().seq(range) }
+    }
+}
+
+/// Sets its flag when dropped: dropped only where making the items unwound.
+struct MarkUnwound<'a>(&'a AtomicBool);
+
+impl Drop for MarkUnwound<'_> {
+    fn drop(&mut self) {
+        // Release: pairs with the Acquire load of the next making, which then panics.
+        self.0.store(true, Ordering::Release);
     }
 }
 

@@ -81,7 +81,7 @@ where
         let of = self.of;
         let n = of.base.positions();
         let start = chunk * of.size;
-        let items = start..(start + of.size).min(n);
+        let items = start..start.saturating_add(of.size).min(n);
         // SAFETY: chunks of disjoint ranges of chunk positions are disjoint ranges of the
         // base's positions, within them (`Drive::seq`'s contract, passed on).
         let items = unsafe { of.base.seq(items) };

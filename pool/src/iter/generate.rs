@@ -95,10 +95,19 @@ pub fn once<T: Send>(item: T) -> Once<T> {
 /// assert_eq!(one.clone().len(), 1);
 /// assert_eq!(one.map(|x| x * 2).collect::<Vec<u8>>(), [14]);
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct Once<T> {
     item: IntoIter<T>,
+}
+
+/// By hand: the item is cloned through a shared `Once`, so it must be `Sync` too.
+impl<T: Clone + Sync> Clone for Once<T> {
+    fn clone(&self) -> Self {
+        Once {
+            item: self.item.clone(),
+        }
+    }
 }
 
 impl<T: Send> Drive for Once<T> {

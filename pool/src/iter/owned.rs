@@ -40,7 +40,9 @@ impl<T> std::fmt::Debug for IntoIter<T> {
     }
 }
 
-impl<T: Clone> Clone for IntoIter<T> {
+/// `T: Sync` too: `IntoIter` is `Sync` for any `T: Send` (threads share it to move out
+/// disjoint items), so two threads may clone one at once, each reading every item.
+impl<T: Clone + Sync> Clone for IntoIter<T> {
     /// A copy of the items: all of them, since only a consumer, which takes the iterator,
     /// moves any out.
     fn clone(&self) -> Self {
@@ -229,5 +231,41 @@ impl<T: Send> ParallelDrainRange<usize> for &mut Vec<T> {
 
     fn par_drain<R: std::ops::RangeBounds<usize>>(self, range: R) -> IntoIter<T> {
         IntoIter::new(self.drain(range).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IntoIter;
+    use std::cell::Cell;
+    use std::marker::PhantomData;
+
+    /// Whether `T` is `Clone`, told by method resolution: the inherent method applies only
+    /// where `T: Clone`, the trait's otherwise.
+    struct Probe<T>(PhantomData<T>);
+
+    trait NotClone {
+        fn is_clone(&self) -> bool {
+            false
+        }
+    }
+
+    impl<T> NotClone for Probe<T> {}
+
+    impl<T: Clone> Probe<T> {
+        fn is_clone(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn an_owned_source_clones_only_items_that_threads_may_share() {
+        assert!(
+            Probe::<Cell<u64>>(PhantomData).is_clone(),
+            "the probe tells"
+        );
+        assert!(Probe::<IntoIter<u64>>(PhantomData).is_clone());
+        assert!(!Probe::<IntoIter<Cell<u64>>>(PhantomData).is_clone());
+        assert!(!Probe::<crate::iter::Once<Cell<u64>>>(PhantomData).is_clone());
     }
 }
