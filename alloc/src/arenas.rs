@@ -253,11 +253,25 @@ impl Drop for Arenas {
     /// Heaps go back to mimalloc; their live blocks move to the main heap, so memory still
     /// in use stays valid (`mi_heap_delete`). Arena 0, the main heap, stays.
     fn drop(&mut self) {
-        for arena in &self.arenas[1..*self.created.get_mut()] {
+        // Arena 0 stays; none was created where no thread ever allocated.
+        let created = *self.created.get_mut();
+        for arena in self.arenas.iter().take(created).skip(1) {
             let heap = arena.heap.load(Ordering::Relaxed);
             // SAFETY: `heap` came from `mi_heap_new` and no thread is bound to it any more
             // (`RayAlloc`'s drop checks that first).
             unsafe { ffi::mi_heap_delete(heap) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Arenas;
+
+    #[test]
+    fn arenas_no_thread_allocated_from_drop_quietly() {
+        let unused = Arenas::new();
+        assert_eq!(unused.created(), 0);
+        drop(unused);
     }
 }

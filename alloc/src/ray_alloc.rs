@@ -29,6 +29,9 @@ use rayforce_tunables::Choices;
 /// entry aborts the process there, after writing every diagnostic to standard error. An
 /// instance must outlive the threads bound to it: dropping one while a thread is bound
 /// aborts the process (a `static`, the usual home of a global allocator, is never dropped).
+/// A thread's first allocation through an instance binds it there: whoever calls its
+/// `GlobalAlloc` methods directly (they are `unsafe`) must neither move nor forget it while
+/// such a thread lives.
 // `repr(C)` with the arenas first: their address is the instance's, so the fast path's
 // ownership check compares the thread's binding with `self` as passed, with no offset to add.
 #[repr(C)]
@@ -65,8 +68,10 @@ impl RayAlloc {
 
     /// Places the calling thread on arena `arena % limit` (the pool puts helper k on arena
     /// k), replacing any binding it had. For long-lived threads: the pages a thread leaves
-    /// when it exits are reclaimed only by threads of the same arena.
-    pub fn bind_current_thread(&self, arena: usize) {
+    /// when it exits are reclaimed only by threads of the same arena. `'static`: the thread
+    /// keeps the instance's address until it exits or binds elsewhere, so an instance that
+    /// moved or was forgotten meanwhile would be written through a dangling pointer.
+    pub fn bind_current_thread(&'static self, arena: usize) {
         if let Some(sizing) = self.arenas.sizing(&self.choices) {
             let limit = self.arenas.limit(&sizing);
             binding::bind(&self.arenas, || self.arenas.attach_to(arena, limit));
