@@ -131,3 +131,19 @@ impl<T> Drop for PerProcess<T> {
         }
     }
 }
+
+/// Aborts a child forked from inside `what` (an operation, a `join`, a `scope`), saying
+/// why: a thread of the parent may have been halfway through writing what the caller's
+/// frames own (through a `&mut` that a task borrowed), and unwinding would hand it to their
+/// code to read and drop (a double free, for an item whose old value was dropped and new
+/// one not yet written). A child that forks to `exec` or to `_exit` never gets here.
+#[cold]
+pub(crate) fn abort_child(what: &str) -> ! {
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "rayforce-pool: a task forked inside `{what}`: in the child, what the parent's other \
+         threads were writing is in an unknown state; aborting the child"
+    );
+    std::process::abort();
+}

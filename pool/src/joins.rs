@@ -187,12 +187,10 @@ impl Frame<'_> {
             // do not exist here. Its slot is abandoned with the crew (README "Fork").
             guard.disarm();
             if untaken == 0 {
-                // The half ran, or was running, in the parent: its state here is unknown,
-                // and it is never dropped (`join_in`).
-                panic!(
-                    "a task forked inside `join`: in the child, the second half ran in the \
-                     parent, and its result is missing here"
-                );
+                // The half ran, or was running, in the parent: it may have been halfway
+                // through writing what the caller's frames own (through a `&mut` it
+                // borrowed), so the child must not unwind into them.
+                fork::abort_child("join");
             }
             return half.run_once();
         }

@@ -350,18 +350,16 @@ impl<'scope> Scope<'scope> {
 
     /// In a child forked from inside a task, where the crew's helpers do not exist: runs the
     /// tasks nobody took, unless a helper was inside the scope at the fork (its tasks are
-    /// missing here, and the queue may be half-written: panics, leaking the scope). The
-    /// slot is abandoned with the crew (README "Fork").
+    /// missing here, the queue may be half-written, and a task may have been halfway
+    /// through writing what the scope's caller owns: aborts). The slot is abandoned with
+    /// the crew (README "Fork").
     fn finish_in_forked_child(&self, guard: AbortOnUnwind) {
         guard.disarm();
         // The only thread here: no lock needed. With no helper attached at the fork, none
         // held the lock `drain` takes (a thread the body lent the scope to aside).
         let slot = self.slot.load(Ordering::Relaxed);
         if slot != NO_SLOT && self.shared().signal.slot(slot).state().attached > 0 {
-            panic!(
-                "a task forked inside `scope`: in the child, the tasks the parent's helpers \
-                 were running are missing"
-            );
+            fork::abort_child("scope");
         }
         as_task(|| self.drain(false));
     }

@@ -10,6 +10,9 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+mod child_ends;
+use child_ends::ChildEnds;
+
 /// Held by the tests that panic and by the one that forks: a child forked while another
 /// thread of this test binary printed a panic (its backtrace lock held) would hang in its
 /// own panic.
@@ -198,57 +201,39 @@ fn the_current_pool_is_the_installed_one_in_its_tasks_and_helpers() {
 }
 
 #[test]
-fn a_child_forked_inside_a_join_finishes_it_or_says_why() {
+fn a_child_forked_inside_a_join_finishes_it_or_aborts_saying_why() {
     let _alone = PANICS_OR_FORKS.lock().unwrap_or_else(|p| p.into_inner());
     let pool = pool(2);
+    let mut ends = ChildEnds::new();
     for round in 0..50 {
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            pool.join(
-                || {
-                    // Let the helper take the other half, some rounds.
-                    std::thread::yield_now();
-                    // SAFETY: the child joins, checks and exits (`_exit`) below.
-                    let pid = unsafe { libc::fork() };
-                    if pid == 0 {
-                        // A deadline for everything the child does: SIGALRM kills it.
-                        // SAFETY: alarm has no preconditions.
-                        unsafe { libc::alarm(10) };
-                    }
-                    pid
-                },
-                || 2,
-            )
-        }));
-        // Only a child's join can panic: its second half ran in the parent.
-        match outcome {
-            Ok((0, _)) | Err(_) => child_after_join(outcome),
-            Ok((pid, b)) => {
-                assert_eq!(b, 2);
-                let mut status = 0;
-                // SAFETY: `pid` is our child; `status` is valid for writes.
-                assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-                assert!(
-                    libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-                    "round {round}: child status {status:#x}"
-                );
-            }
+        let (pid, b) = pool.join(
+            || {
+                // Let the helper take the other half, some rounds.
+                std::thread::yield_now();
+                // SAFETY: the child joins, checks and exits (`_exit`) below.
+                let pid = unsafe { libc::fork() };
+                if pid == 0 {
+                    // A deadline for everything the child does: SIGALRM kills it.
+                    // SAFETY: alarm has no preconditions.
+                    unsafe { libc::alarm(10) };
+                    ends.redirect_stderr();
+                }
+                pid
+            },
+            || 2,
+        );
+        if pid == 0 {
+            // The child, its join ended: it ran the second half here (had the parent's
+            // helper taken it, the child aborted inside `join`). Joins then run, on a
+            // fresh crew.
+            let ok = b == 2 && fib_join(15) == fib(15);
+            // SAFETY: _exit ends only this child, without the parent's atexit handlers.
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) }
         }
+        assert_eq!(b, 2);
+        ends.wait(pid, &format!("round {round}"));
     }
-}
-
-/// In a child forked inside a join's first half, once that join ended: it ran its second
-/// half here, or panicked saying that half ran in the parent; joins then run (on a fresh
-/// crew). Exits with 0 if all holds.
-fn child_after_join(outcome: std::thread::Result<(libc::pid_t, u32)>) -> ! {
-    let joined = match outcome {
-        Ok(halves) => halves == (0, 2),
-        Err(payload) => payload
-            .downcast_ref::<&str>()
-            .is_some_and(|message| message.contains("ran in the parent")),
-    };
-    let ok = joined && fib_join(15) == fib(15);
-    // SAFETY: _exit ends only this child, without the parent's atexit handlers.
-    unsafe { libc::_exit(if ok { 0 } else { 1 }) }
+    ends.assert_each_abort_said("join");
 }
 
 /// Waits up to ten seconds for `flag`, calling `between` between looks; whether it was set.

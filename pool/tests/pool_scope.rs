@@ -12,6 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Barrier, Mutex};
 use std::time::Duration;
 
+#[cfg(unix)]
+mod child_ends;
+#[cfg(unix)]
+use child_ends::ChildEnds;
+
 /// Held by the tests that panic and by the one that forks (as `pool_join.rs`).
 static PANICS_OR_FORKS: Mutex<()> = Mutex::new(());
 
@@ -328,49 +333,40 @@ fn the_free_scope_runs_on_the_current_pool() {
 
 #[cfg(unix)]
 #[test]
-fn a_child_forked_inside_a_task_finishes_the_scope_or_says_why() {
+fn a_child_forked_inside_a_task_finishes_the_scope_or_aborts_saying_why() {
     let _alone = PANICS_OR_FORKS.lock().unwrap_or_else(|p| p.into_inner());
     let pool = pool(2);
+    let mut ends = ChildEnds::new();
     for round in 0..30 {
         let forked = AtomicUsize::new(usize::MAX);
         let leaves = AtomicUsize::new(0);
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            pool.scope(|s| {
-                spawn_tree(s, 4, &leaves);
-                std::thread::yield_now();
-                // SAFETY: the child checks and exits (`_exit`) below.
-                let pid = unsafe { libc::fork() };
-                if pid == 0 {
-                    // A deadline for everything the child does: SIGALRM kills it.
-                    // SAFETY: alarm has no preconditions.
-                    unsafe { libc::alarm(10) };
-                }
-                forked.store(pid as usize, Ordering::Relaxed);
-            })
-        }));
+        pool.scope(|s| {
+            spawn_tree(s, 4, &leaves);
+            std::thread::yield_now();
+            // SAFETY: the child checks and exits (`_exit`) below.
+            let pid = unsafe { libc::fork() };
+            if pid == 0 {
+                // A deadline for everything the child does: SIGALRM kills it.
+                // SAFETY: alarm has no preconditions.
+                unsafe { libc::alarm(10) };
+                ends.redirect_stderr();
+            }
+            forked.store(pid as usize, Ordering::Relaxed);
+        });
         if forked.load(Ordering::Relaxed) == 0 {
-            // The child: every task ran here, or the scope said which ones are missing.
-            let ok = match outcome {
-                Ok(()) => leaves.load(Ordering::Relaxed) == 16,
-                Err(payload) => payload
-                    .downcast_ref::<&str>()
-                    .is_some_and(|message| message.contains("tasks the parent's helpers")),
-            };
+            // The child, its scope ended: every task ran here (had a parent's helper been
+            // inside the scope, the child aborted in it). Scopes then run, on a fresh crew.
             let after = AtomicUsize::new(0);
             scope(|s| spawn_tree(s, 3, &after));
-            let ok = ok && after.into_inner() == 8;
+            let ok = leaves.load(Ordering::Relaxed) == 16 && after.into_inner() == 8;
             // SAFETY: _exit ends only this child, without the parent's atexit handlers.
             unsafe { libc::_exit(if ok { 0 } else { 1 }) }
         }
-        outcome.expect("the parent's scope finishes");
         assert_eq!(leaves.into_inner(), 16);
-        let pid = forked.into_inner() as libc::pid_t;
-        let mut status = 0;
-        // SAFETY: `pid` is our child; `status` is valid for writes.
-        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-        assert!(
-            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-            "round {round}: child status {status:#x}"
+        ends.wait(
+            forked.into_inner() as libc::pid_t,
+            &format!("round {round}"),
         );
     }
+    ends.assert_each_abort_said("scope");
 }

@@ -6,6 +6,7 @@
 //! output in order, by the pool where there are many: one copy, none for the items of a
 //! participant whose `Vec` becomes the output where it grows in place.
 
+use super::consume::IN_AN_ITERATOR;
 use super::drive::{grain, Drive};
 use super::{IntoParallelIterator, ParallelIterator};
 use crate::ops::map::{append_ranges, write_items};
@@ -52,12 +53,18 @@ pub(crate) fn append<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
 /// An indexed iterator's items, each written at its index past `out`'s items.
 fn in_place<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
     Target::current(grain(iter), |runs| {
-        append_ranges(runs, out, iter.positions(), &|range, part, caught| {
-            let start = range.start;
-            // SAFETY: the pipeline's ranges are disjoint, and `write_items` makes this
-            // one's sequence once.
-            write_items(part, start, || unsafe { iter.seq(range) }, caught);
-        });
+        append_ranges(
+            runs,
+            out,
+            iter.positions(),
+            IN_AN_ITERATOR,
+            &|range, part, caught| {
+                let start = range.start;
+                // SAFETY: the pipeline's ranges are disjoint, and `write_items` makes this
+                // one's sequence once.
+                write_items(part, start, || unsafe { iter.seq(range) }, caught);
+            },
+        );
     });
 }
 
@@ -86,6 +93,7 @@ fn by_ranges<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
                     });
                 }
             },
+            IN_AN_ITERATOR,
             |states| states.filter(|state| !state.items.is_empty()).collect(),
         )
     });
@@ -255,6 +263,7 @@ where
                 let part = gather(continued, unsafe { iter.seq(range) });
                 parts.push((start..end, part));
             },
+            IN_AN_ITERATOR,
             |states| states.flatten().collect(),
         )
     });

@@ -6,12 +6,18 @@
 
 use super::drive::{grain, ordered, Drive, Order};
 use crate::ops::find::find_in_blocks;
-use crate::ops::pipeline;
+use crate::ops::pipeline::{self, OnFork};
 use crate::ops::region::Target;
 use crate::region::Claims;
 use crate::sync::{AtomicUsize, Ordering};
 use std::iter::{Product, Sum};
 use std::ops::Range;
+
+/// What a child forked from inside an iterator's region does: aborts, as the index
+/// operations that write into the caller's slice do. A chain's source may lend `&mut`
+/// items (`par_iter_mut`, `par_chunks_mut`, the sorts' runs) that a helper of the parent
+/// was halfway through writing when the fork happened.
+pub(crate) const IN_AN_ITERATOR: OnFork = OnFork::Abort("a parallel iterator");
 
 /// Runs `fold` over the ranges of `iter`'s positions on the current pool, claimed from
 /// homes, a state made by `init` per participant, then `combine` over the states.
@@ -41,9 +47,15 @@ where
     S: Send,
 {
     Target::current(grain(iter), |runs| {
-        pipeline::run_any_state(runs, iter.positions(), claims, init, fold, |mut states| {
-            combine(&mut states)
-        })
+        pipeline::run_any_state(
+            runs,
+            iter.positions(),
+            claims,
+            init,
+            fold,
+            IN_AN_ITERATOR,
+            |mut states| combine(&mut states),
+        )
     })
 }
 
@@ -166,7 +178,13 @@ where
         unsafe { ordered(iter, from..to) }.find(|(_, x)| pred(x))
     };
     Target::current(grain(iter), |runs| {
-        find_in_blocks(runs, iter.positions(), &search, |&(order, _)| order)
+        find_in_blocks(
+            runs,
+            iter.positions(),
+            &search,
+            |&(order, _)| order,
+            IN_AN_ITERATOR,
+        )
     })
 }
 
@@ -184,7 +202,7 @@ where
         items.position(pred).map(|k| from + k)
     };
     Target::current(grain(iter), |runs| {
-        find_in_blocks(runs, iter.positions(), &search, |&at| at)
+        find_in_blocks(runs, iter.positions(), &search, |&at| at, IN_AN_ITERATOR)
     })
 }
 

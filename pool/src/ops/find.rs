@@ -34,7 +34,13 @@ pub trait ParallelFind: Runs {
     where
         F: Fn(usize) -> bool + Sync,
     {
-        find_in_blocks(self, n, &|from, to| (from..to).find(|&i| pred(i)), |&i| i)
+        find_in_blocks(
+            self,
+            n,
+            &|from, to| (from..to).find(|&i| pred(i)),
+            |&i| i,
+            OnFork::Panic,
+        )
     }
 
     /// The index of an item of `items` for which `pred` holds, if any, as
@@ -56,7 +62,7 @@ pub trait ParallelFind: Runs {
     {
         let search =
             |from: usize, to: usize| items[from..to].iter().position(&pred).map(|k| from + k);
-        find_in_blocks(self, items.len(), &search, |&i| i)
+        find_in_blocks(self, items.len(), &search, |&i| i, OnFork::Panic)
     }
 
     /// Whether `pred(i)` holds for some index (stopping at the first found).
@@ -96,7 +102,8 @@ impl<R: Runs + ?Sized> ParallelFind for R {}
 /// participant keeps the match of least `key` it found, and once one is found, no
 /// participant claims another range, and ranges in flight end after their current block.
 /// The match of least `key` found (the index operations' matches are their indices; the
-/// iterators', items with their order).
+/// iterators', items with their order). Cut short by a fork, the child does as `on_fork`
+/// says (the parent's helpers may have found one here).
 /// Generic in `search`, so that each search's fold is code of its own: its call site's
 /// (README "Regions too small to share").
 pub(crate) fn find_in_blocks<R, T, K, S>(
@@ -104,6 +111,7 @@ pub(crate) fn find_in_blocks<R, T, K, S>(
     n: usize,
     search: &S,
     key: impl Fn(&T) -> K + Sync,
+    on_fork: OnFork,
 ) -> Option<T>
 where
     R: Regions + ?Sized,
@@ -112,7 +120,6 @@ where
     S: Fn(usize, usize) -> Option<T> + Sync,
 {
     let stop = AtomicBool::new(false);
-    // Cut short by a fork, the parent's helpers may have found one here: the child panics.
     pipeline::run(
         runs,
         n,
@@ -143,7 +150,7 @@ where
                 }
             }
         },
-        OnFork::Panic,
+        on_fork,
         |found| found.flatten().min_by_key(&key),
     )
 }

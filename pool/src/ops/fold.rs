@@ -4,8 +4,8 @@
 //! `Combine`; oneTBB's `parallel_reduce`). Unlike a state per split, `init` runs at most
 //! once per participant of a region, whatever the number of ranges.
 
-use super::pipeline;
-use super::region::Runs;
+use super::pipeline::{self, OnFork};
+use super::region::{Drain, Runs};
 use crate::region::Claims;
 use std::iter::Sum;
 use std::ops::Range;
@@ -47,9 +47,15 @@ pub trait ParallelFold: Runs {
         C: Fn(S, S) -> S,
     {
         let fold_range = |state: &mut S, range: Range<usize>| range.for_each(|i| fold(state, i));
-        pipeline::run_any_state(self, n, Claims::FromHomes, &init, fold_range, |states| {
-            states.reduce(combine).unwrap_or_else(&init)
-        })
+        pipeline::run_any_state(
+            self,
+            n,
+            Claims::FromHomes,
+            &init,
+            fold_range,
+            OnFork::Panic,
+            |states| states.reduce(combine).unwrap_or_else(&init),
+        )
     }
 
     /// `op` over `map(i)` for every index, in an unspecified grouping (so `op` should be
@@ -76,9 +82,7 @@ pub trait ParallelFold: Runs {
                 });
             }
         };
-        pipeline::run_any_state(self, n, Claims::FromHomes, &|| None, fold_range, |states| {
-            states.flatten().reduce(&op)
-        })
+        from_none(self, n, fold_range, |states| states.flatten().reduce(&op))
     }
 
     /// The sum of `f(i)` for every index (`T::sum` of nothing when `n == 0`). Each range is
@@ -103,9 +107,7 @@ pub trait ParallelFold: Runs {
                 None => part,
             });
         };
-        pipeline::run_any_state(self, n, Claims::FromHomes, &|| None, fold_range, |states| {
-            states.flatten().sum()
-        })
+        from_none(self, n, fold_range, |states| states.flatten().sum())
     }
 
     /// The index whose `key` is least (the lowest such index on ties, as
@@ -147,3 +149,27 @@ pub trait ParallelFold: Runs {
 }
 
 impl<R: Runs + ?Sized> ParallelFold for R {}
+
+/// The pipeline over states that start as `None`, for the operations that have no
+/// identity; a forked child panics (nothing of the caller's is written in place).
+fn from_none<R, T, F, U>(
+    runs: &R,
+    n: usize,
+    fold_range: F,
+    combine: impl FnOnce(Drain<'_, Option<T>>) -> U,
+) -> U
+where
+    R: Runs + ?Sized,
+    T: Send,
+    F: Fn(&mut Option<T>, Range<usize>) + Sync,
+{
+    pipeline::run_any_state(
+        runs,
+        n,
+        Claims::FromHomes,
+        &|| None,
+        fold_range,
+        OnFork::Panic,
+        combine,
+    )
+}

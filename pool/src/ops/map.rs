@@ -144,7 +144,7 @@ where
     W: Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync,
 {
     let mut out = Vec::with_capacity(n);
-    append_ranges(runs, &mut out, n, write);
+    append_ranges(runs, &mut out, n, OnFork::Panic, write);
     out
 }
 
@@ -152,14 +152,19 @@ where
 /// once); if a call panicked, `out` keeps the items it had. Generic in `write` only to
 /// tell call sites apart (README "Regions too small to share"): the pass itself is one
 /// code for every `write` of a `U`.
-pub(crate) fn append_ranges<R, U, W>(runs: &R, out: &mut Vec<U>, n: usize, write: &W)
-where
+pub(crate) fn append_ranges<R, U, W>(
+    runs: &R,
+    out: &mut Vec<U>,
+    n: usize,
+    on_fork: OnFork,
+    write: &W,
+) where
     R: Regions + ?Sized,
     U: Send,
     W: Fn(Range<usize>, &mut [MaybeUninit<U>], &mut Caught) + Sync,
 {
     let site = write_code::<U, W> as fn(&W, Range<usize>, &mut [MaybeUninit<U>], &mut Caught);
-    append_erased(runs, out, n, (site as usize, write));
+    append_erased(runs, out, n, on_fork, (site as usize, write));
 }
 
 /// Code made for one `write` alone: its address is the call site's.
@@ -179,6 +184,7 @@ fn append_erased<R, U>(
     runs: &R,
     out: &mut Vec<U>,
     n: usize,
+    on_fork: OnFork,
     (site, write): (usize, &WriteRange<'_, U>),
 ) where
     R: Regions + ?Sized,
@@ -188,7 +194,8 @@ fn append_erased<R, U>(
     let had = out.len();
     let slots = Disjoint::new(&mut out.spare_capacity_mut()[..n]);
     // Forked from inside a call: which results the parent's helpers wrote is unknown here,
-    // so none is dropped (the storage is freed, its items leaked) and the child panics.
+    // so none is dropped (the storage is freed, its items leaked); the child then does as
+    // `on_fork` says.
     let mut caught = pipeline::run(
         runs,
         n,
@@ -199,7 +206,7 @@ fn append_erased<R, U>(
             let part = unsafe { slots.range(range.clone()) };
             write(range, part, caught);
         },
-        OnFork::Panic,
+        on_fork,
         |caught| caught.fold(Caught::default(), Caught::merge),
     );
     let Some(holes) = caught.0.take() else {

@@ -27,11 +27,9 @@ const SMALL_STATE: usize = 64;
 pub(crate) enum OnFork {
     /// Panic, rather than return a result with parts missing.
     Panic,
-    /// Abort, saying why, for an operation whose participants wrote into the caller's
-    /// slice (named here): items of it may be halfway written, and unwinding would hand
-    /// them to the caller's code to read and drop (a double free, for an item whose old
-    /// value was dropped and new one not yet written). A child that forks to `exec` or to
-    /// `_exit` never gets here.
+    /// Abort, saying why (`fork::abort_child`), for an operation whose participants may
+    /// write into what the caller owns (named here): the index operations that write into
+    /// the caller's slice, and every iterator consumer (its source may lend `&mut` items).
     Abort(&'static str),
 }
 
@@ -70,6 +68,7 @@ pub(crate) fn run_any_state<R, S, F, T>(
     claims: Claims<'_>,
     init: &(dyn Fn() -> S + Sync),
     fold: F,
+    on_fork: OnFork,
     combine: impl FnOnce(Drain<'_, S>) -> T,
 ) -> T
 where
@@ -78,9 +77,9 @@ where
     F: Fn(&mut S, Range<usize>) + Sync,
 {
     if size_of::<S>() <= SMALL_STATE {
-        run_in::<R, S, F, T, SMALL>(runs, n, (claims, None), init, fold, OnFork::Panic, combine)
+        run_in::<R, S, F, T, SMALL>(runs, n, (claims, None), init, fold, on_fork, combine)
     } else {
-        run_in::<R, S, F, T, 0>(runs, n, (claims, None), init, fold, OnFork::Panic, combine)
+        run_in::<R, S, F, T, 0>(runs, n, (claims, None), init, fold, on_fork, combine)
     }
 }
 
@@ -143,15 +142,7 @@ fn fold_code<S, F: Fn(&mut S, Range<usize>)>(fold: &F, state: &mut S, range: Ran
 fn leave_forked_child(forked: Forked, on_fork: OnFork) -> ! {
     match on_fork {
         OnFork::Panic => forked.panic_in_child(),
-        OnFork::Abort(operation) => {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "rayforce-pool: a task forked inside `{operation}`: in the child, items the \
-                 parent's helpers were writing are in an unknown state; aborting the child"
-            );
-            std::process::abort();
-        }
+        OnFork::Abort(operation) => crate::fork::abort_child(operation),
     }
 }
 
