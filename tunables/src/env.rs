@@ -50,6 +50,8 @@ pub(crate) fn with_tunables_string<R>(f: impl FnOnce(Option<&[u8]>) -> R) -> R {
 /// `RAYFORCE_TUNABLES` names do: one in another case (`RAYFORCE_cores`) is reported and
 /// ignored (envy folds case, so it would otherwise be applied, or not, by the environment's
 /// order). A value that is not UTF-8 is skipped with a diagnostic (envy would panic on it).
+/// A variable set twice (an environment built by hand for `execve`) counts once, its first
+/// value, as `getenv` reads it: envy would reject the pair and lose every variable.
 pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)> {
     let mut utf8 = Vec::new();
     for (name, value) in std::env::vars_os() {
@@ -69,6 +71,12 @@ pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)>
             diagnostics.push(Diagnostic::new(Origin::Variable, problem, &entry));
             continue;
         }
+        if utf8
+            .iter()
+            .any(|(seen, _): &(String, String)| seen == t.variable)
+        {
+            continue;
+        }
         match value.to_str() {
             Some(value) => utf8.push((t.variable.to_owned(), value.to_owned())),
             None => {
@@ -82,8 +90,8 @@ pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)>
         }
     }
     // envy strips the prefix and lower-cases the rest (RAYFORCE_CORES -> `cores`, the field
-    // `CORES`). It cannot fail: every field is an optional string, set at most once (the
-    // names are distinct), and variables that name no knob are left out.
+    // `CORES`). It cannot fail: every field is an optional string, set at most once (each
+    // name is kept once, above), and variables that name no knob are left out.
     let knobs: KnobVariables = envy::prefixed(KNOB_PREFIX)
         .from_iter(utf8)
         .unwrap_or_default();

@@ -151,4 +151,27 @@ fn environment_precedence_and_hostile_variables() {
     assert_eq!(Tunables::resolve(&Choices::new()).workers(), Some(2));
     clear();
     std::env::remove_var("UNRELATED_BYTES");
+
+    // A variable set twice (an environment built by hand for `execve`): its first value
+    // counts, as `getenv` reads it, and the other variables still apply.
+    let entries = [
+        c"RAYFORCE_CORES=2",
+        c"RAYFORCE_CORES=5",
+        c"RAYFORCE_SPIN_US=7",
+    ];
+    let mut block: Vec<*const libc::c_char> = entries.iter().map(|e| e.as_ptr()).collect();
+    block.push(std::ptr::null());
+    extern "C" {
+        static mut environ: *const *const libc::c_char;
+    }
+    // SAFETY: this is the file's only test, so no other thread reads the environment; the
+    // block and its strings outlive the swap, and the process's own is put back after.
+    let t = unsafe {
+        let own = environ;
+        environ = block.as_ptr();
+        let t = Tunables::resolve(&Choices::new());
+        environ = own;
+        t
+    };
+    assert_eq!((t.workers(), t.spin_us()), (Some(2), 7));
 }
