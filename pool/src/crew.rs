@@ -102,10 +102,15 @@ impl Crew {
     /// Makes sure `target` helpers serve, starting the missing ones (the wide ones on the
     /// first wide dispatch, more after the pool grew). Best effort: a helper that cannot be
     /// started only narrows dispatches; the failure is kept, and not retried until
-    /// [`retry`](Self::retry).
+    /// [`retry`](Self::retry). Not from a thread in a task (a helper, its start hook
+    /// included): its regions run inline, and a start hook would wait here for `threads`,
+    /// which the thread starting its helper holds until the hook returns.
     #[inline]
     pub(crate) fn ensure(&self, target: usize, on_start: Option<&ThreadStart>) {
-        if self.serving() < target && !self.failed.load(Ordering::Relaxed) {
+        if self.serving() < target
+            && !self.failed.load(Ordering::Relaxed)
+            && !crate::in_task::in_task()
+        {
             self.start_missing(target, on_start);
         }
     }

@@ -337,3 +337,40 @@ fn scratch_sized_once_holds_every_worker_index_after_the_pool_widens() {
     let zero = std::panic::catch_unwind(|| pool.dispatch_with_worker(2, 0, |_, _| ()));
     assert!(zero.is_err(), "a bound of 0 workers is refused");
 }
+
+#[test]
+fn a_start_hook_that_uses_its_own_pool_while_the_pool_grows_does_not_hang() {
+    static POOL: std::sync::OnceLock<Pool> = std::sync::OnceLock::new();
+    static HOOK_RAN: AtomicUsize = AtomicUsize::new(0);
+    let (done, finished) = std::sync::mpsc::channel();
+    // On its own thread, so that a hang fails the test instead of stalling it.
+    std::thread::spawn(move || {
+        let pool = Pool::builder()
+            .workers(2)
+            .on_thread_start(|_| {
+                if let Some(pool) = POOL.get() {
+                    // A dispatch, a join and a re-reading, from the hook of a helper that
+                    // the pool is starting: they run inline.
+                    pool.dispatch(2, |_| ());
+                    assert_eq!(pool.join(|| 1, || 2), (1, 2));
+                    pool.refresh();
+                    HOOK_RAN.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+            .build()
+            .unwrap();
+        let pool = POOL.get_or_init(|| pool);
+        pool.resize(3, 3);
+        pool.dispatch(3, |_| ());
+        done.send(()).unwrap();
+    });
+    let outcome = finished.recv_timeout(Duration::from_secs(30));
+    assert!(
+        outcome.is_ok(),
+        "the dispatch that starts the third helper returned"
+    );
+    assert!(
+        HOOK_RAN.load(Ordering::SeqCst) >= 1,
+        "the late helper's hook used its pool"
+    );
+}
