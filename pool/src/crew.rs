@@ -115,10 +115,12 @@ impl Crew {
         }
     }
 
-    /// `ensure`'s slow path: starts helpers up to `target`, keeping the failure if any, and
-    /// forgetting an earlier one once every helper up to `target` serves.
+    /// `ensure`'s slow path, and a best-effort pool's first start (from any thread: a pool
+    /// built in a task starts its own crew, whose lock no hook of its holds): starts helpers
+    /// up to `target`, keeping the failure if any, and forgetting an earlier one once every
+    /// helper up to `target` serves.
     #[cold]
-    fn start_missing(&self, target: usize, on_start: Option<&ThreadStart>) {
+    pub(crate) fn start_missing(&self, target: usize, on_start: Option<&ThreadStart>) {
         match self.grow(target, on_start) {
             // A helper whose start hook panicked stays, not serving: the failure stays too.
             Ok(()) if self.serving() >= target => self.keep_failure(None),

@@ -94,8 +94,8 @@ impl Pool {
             wide_width - 1,
             on_start.as_ref(),
         )?;
-        if best_effort {
-            crew.ensure(width - 1, on_start.as_ref());
+        if best_effort && width > 1 {
+            crew.start_missing(width - 1, on_start.as_ref());
         }
         crew.shared.set_width(width);
         let widths = Widths {

@@ -14,6 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+mod child_ends;
+use child_ends::ChildEnds;
+
 /// How many forks each test makes (the issue asks for 1,000 of each kind).
 const FORKS: usize = 1000;
 
@@ -379,48 +382,32 @@ fn a_child_forked_inside_map_drops_no_result_a_helper_was_writing() {
 }
 
 /// Forks inside `write_all` (which hands each of 2,000 items, with its index, to `write`
-/// on the pool) and asserts that every child aborted, saying it was inside `name`: the
-/// abort must be the pool's, not a double free's (both end in SIGABRT), so the children's
-/// stderr is read back here.
+/// on the pool) and asserts that every child aborted, saying it was inside `name`.
 fn assert_children_abort_inside(
     name: &str,
     write_all: impl Fn(&mut [Rewritten], &(dyn Fn(usize, &mut Rewritten) + Sync)),
 ) {
     let caller = std::thread::current().id();
-    let mut pipe = [0; 2];
-    // SAFETY: `pipe` is an array of two descriptors, as pipe(2) writes.
-    assert_eq!(unsafe { libc::pipe(pipe.as_mut_ptr()) }, 0);
+    let ends = std::cell::RefCell::new(ChildEnds::new());
     fork_inside(
         |fork_once, rewrites| {
             let mut items: Vec<Rewritten> = (0..2_000).map(|_| Rewritten::default()).collect();
+            let ends: &ChildEnds = &ends.borrow();
             write_all(&mut items, &|i, item| {
                 if fork_once() {
-                    // SAFETY: dup2 on descriptors this (child) process owns.
-                    unsafe { libc::dup2(pipe[1], 2) };
+                    ends.redirect_stderr();
                 }
                 rewrite(item, i, caller, rewrites);
             });
         },
         |_| false, // not reached: the child aborts inside the operation
         |pid, fork| {
-            let status = child_status(pid, &format!("fork {fork} inside {name}"));
-            assert!(
-                libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGABRT,
-                "fork {fork}: child status {status:#x}"
-            );
+            ends.borrow_mut()
+                .wait(pid, &format!("fork {fork} inside {name}"))
         },
     );
-    // SAFETY: closing this process's write end, so the read below ends with the children.
-    unsafe { libc::close(pipe[1]) };
-    // SAFETY: the read end is this process's, open, and owned by the `File` from here.
-    let mut read_end = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(pipe[0]) };
-    let mut said = String::new();
-    std::io::Read::read_to_string(&mut read_end, &mut said).unwrap();
-    let aborts = said.matches(&format!("forked inside `{name}`")).count();
-    assert_eq!(
-        aborts, FORKS_INSIDE,
-        "every child said why it aborted: {said:?}"
-    );
+    let aborted = ends.into_inner().assert_each_abort_said(name);
+    assert_eq!(aborted, FORKS_INSIDE, "every child aborted");
 }
 
 #[test]

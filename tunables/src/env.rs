@@ -53,7 +53,7 @@ pub(crate) fn with_tunables_string<R>(f: impl FnOnce(Option<&[u8]>) -> R) -> R {
 /// A variable set twice (an environment built by hand for `execve`) counts once, its first
 /// value, as `getenv` reads it: envy would reject the pair and lose every variable.
 pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)> {
-    let mut utf8 = Vec::new();
+    let mut utf8: Vec<(String, String)> = Vec::new();
     for (name, value) in std::env::vars_os() {
         let name_bytes = name.as_encoded_bytes();
         if !name_bytes.starts_with(KNOB_PREFIX.as_bytes()) {
@@ -71,10 +71,7 @@ pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)>
             diagnostics.push(Diagnostic::new(Origin::Variable, problem, &entry));
             continue;
         }
-        if utf8
-            .iter()
-            .any(|(seen, _): &(String, String)| seen == t.variable)
-        {
+        if utf8.iter().any(|(seen, _)| seen == t.variable) {
             continue;
         }
         match value.to_str() {

@@ -92,11 +92,7 @@ impl Caught {
         if !unwritten.is_empty() {
             holes.unwritten.push(unwritten);
         }
-        match (&holes.first, payload) {
-            (None, payload) => holes.first = payload,
-            (Some(_), Some(later)) => unwind::discard(later),
-            (Some(_), None) => {}
-        }
+        holes.keep_first(payload);
     }
 
     /// Both participants' holes, `self`'s first panic kept (the earlier participant's).
@@ -105,14 +101,21 @@ impl Caught {
             (Some(mut holes), Some(more)) => {
                 let Holes { unwritten, first } = *more;
                 holes.unwritten.extend(unwritten);
-                match (&holes.first, first) {
-                    (None, first) => holes.first = first,
-                    (Some(_), Some(later)) => unwind::discard(later),
-                    (Some(_), None) => {}
-                }
+                holes.keep_first(first);
                 Caught(Some(holes))
             }
             (holes, more) => Caught(holes.or(more)),
+        }
+    }
+}
+
+impl Holes {
+    /// `payload` becomes the first panic if none is kept yet; else it is discarded.
+    fn keep_first(&mut self, payload: Option<Panic>) {
+        match (&self.first, payload) {
+            (None, payload) => self.first = payload,
+            (Some(_), Some(later)) => unwind::discard(later),
+            (Some(_), None) => {}
         }
     }
 }

@@ -1,6 +1,6 @@
-//! What the fork tests of `join` and `scope` share: a forked child either finishes and
-//! exits 0, or aborts saying why; its standard error comes back through a pipe, so that an
-//! abort is told apart from a double free's (both end in SIGABRT).
+//! What the fork tests share: a forked child either finishes and exits 0, or aborts saying
+//! why; its standard error comes back through a pipe, so that an abort is told apart from
+//! a double free's (both end in SIGABRT).
 
 /// Children's ends: how many aborted, and what they wrote to standard error.
 pub struct ChildEnds {
@@ -34,7 +34,8 @@ impl ChildEnds {
     }
 
     /// Once every child was waited for: each that aborted said it was inside `name`.
-    pub fn assert_each_abort_said(self, name: &str) {
+    /// Returns how many aborted.
+    pub fn assert_each_abort_said(self, name: &str) -> usize {
         // SAFETY: closing this process's write end, so the read below ends.
         unsafe { libc::close(self.pipe[1]) };
         // SAFETY: the read end is this process's, open, and owned by the `File` from here.
@@ -44,5 +45,6 @@ impl ChildEnds {
         std::io::Read::read_to_string(&mut read_end, &mut said).unwrap();
         let reasons = said.matches(&format!("forked inside `{name}`")).count();
         assert_eq!(reasons, self.aborted, "each abort said why: {said:?}");
+        self.aborted
     }
 }
