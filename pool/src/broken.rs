@@ -8,7 +8,7 @@
 /// filter, by which `loom-tests/check.sh` runs only that model against the variant. One
 /// line a variant, as `check.sh` reads them.
 #[rustfmt::skip]
-pub(crate) const VARIANTS: [(&str, &str); 20] = [
+pub(crate) const VARIANTS: [(&str, &str); 22] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     ("signal_all", "narrow_then_wide_then_narrow_runs_every_task_once"),
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -53,6 +53,11 @@ pub(crate) const VARIANTS: [(&str, &str); 20] = [
     // A spawn never wakes its scope's owner: a task waiting for one it spawned while every helper
     // is busy waits for ever.
     ("scope_no_owner_wake", "a_task_waiting_for_one_it_spawned_finishes"),
+    // A spawn trusts the helpers it counted before its post: after a resize meanwhile, its task
+    // waits for a helper that parked.
+    ("spawn_unchecked", "a_task_spawned_as_the_pool_narrows_starts"),
+    // A helper resized away parks without taking a permit posted before the resize.
+    ("park_unscanned", "a_task_spawned_as_the_pool_narrows_starts"),
 ];
 
 /// Whether the running pool is the broken variant `$name`: under `--cfg rayforce_loom`

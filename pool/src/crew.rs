@@ -8,7 +8,7 @@ use crate::shared::{Shared, ThreadStart};
 use crate::signal::{Signal, SlotCounts};
 use crate::spin::SpinLimits;
 use crate::stats::StartFailure;
-use crate::sync::{self, thread, unmodeled, Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
+use crate::sync::{self, thread, unmodeled, Arc, AtomicBool, Mutex, Ordering};
 use crate::worker;
 
 /// Why helpers could not be started.
@@ -23,8 +23,6 @@ pub(crate) enum StartError {
 /// The helpers of one process.
 pub(crate) struct Crew {
     pub(crate) shared: Arc<Shared>,
-    /// Helpers that serve: spawned, and past their start hook.
-    serving: AtomicUsize,
     threads: Mutex<Vec<thread::JoinHandle<()>>>,
     /// Why helpers last failed to start: they stay missing (no retry on every dispatch)
     /// until the widths change. Shown by `stats()` and `inspect`.
@@ -50,7 +48,6 @@ impl Crew {
                 Signal::new(limits, slots, active_helpers),
                 generation,
             )),
-            serving: AtomicUsize::new(0),
             threads: Mutex::new(Vec::new()),
             failure: Mutex::new(None),
             failure_kept: unmodeled::AtomicBool::new(false),
@@ -85,17 +82,19 @@ impl Crew {
                 }
             }
         }
-        let serving = if on_start.is_some() {
-            let (serving, failure) = self.shared.wait_for_starts(threads.len());
+        // Only helpers that serve are counted; without a hook, every one started does, from
+        // helper 1 on.
+        let (serving, lowest) = if on_start.is_some() {
+            let (serving, lowest, failure) = self.shared.wait_for_starts(threads.len());
             if let Some((helper, message)) = failure {
                 spawned = spawned.and(Err(StartError::Hook { helper, message }));
             }
-            serving
+            (serving, lowest)
         } else {
-            threads.len()
+            let lowest = if threads.is_empty() { usize::MAX } else { 1 };
+            (threads.len(), lowest)
         };
-        // Release: pairs with the Acquire in `serving`; counts only helpers that serve.
-        self.serving.store(serving, Ordering::Release);
+        self.shared.set_serving(serving, lowest);
         spawned
     }
 
@@ -165,8 +164,7 @@ impl Crew {
     /// Helpers that serve now.
     #[inline]
     pub(crate) fn serving(&self) -> usize {
-        // Acquire: pairs with the Release in `grow`.
-        self.serving.load(Ordering::Acquire)
+        self.shared.serving()
     }
 }
 

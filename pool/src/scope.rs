@@ -1,15 +1,17 @@
 //! `scope`: tasks spawned with `s.spawn(..)`, which may borrow from outside the scope, each
 //! started at once; the scope returns once all of them ran (README "Scopes"). A scope's
 //! first spawn owns a slot of its pool; each spawn queues its task and posts a permit while
-//! fewer helpers hold permits or work in the scope than the pool has, and a helper that
-//! takes one runs queued tasks until the queue is empty. With no helper or no free slot, a
-//! spawn runs its task at once, on the spawning thread. A dispatch of the body that waits
-//! for a slot frees the scope's once nobody works in it (`reclaim_slots`).
+//! fewer helpers hold permits or work in the scope than the pool has now, and a helper that
+//! takes one runs queued tasks until the queue is empty. With no helper that can take a
+//! permit or no free slot, a spawn runs its task at once, on the spawning thread. A
+//! dispatch of the body that waits for a slot frees the scope's once nobody works in it
+//! (`reclaim_slots`).
 
 use crate::fork;
 use crate::in_task::as_task;
 use crate::job::{Job, Liveness};
 use crate::joins;
+use crate::limits::MAX_WIDTH;
 use crate::panics::{self, Panics};
 use crate::shared::Shared;
 use crate::sync::{self, AtomicUsize, Mutex, Ordering};
@@ -33,7 +35,8 @@ struct Queue<'scope> {
     tasks: VecDeque<Spawned<'scope>>,
     /// Helpers running queued tasks, counted from their first look at the queue to the one
     /// that finds it empty: each will look again before it leaves, so a spawn posts a
-    /// permit only while fewer than the pool's helpers hold permits or are counted here.
+    /// permit only while fewer than the helpers it can reach hold permits or are counted
+    /// here.
     draining: usize,
 }
 
@@ -41,8 +44,6 @@ struct Queue<'scope> {
 /// [`Pool::scope`](crate::Pool::scope), which return once every task spawned in it ran.
 pub struct Scope<'scope> {
     shared: NonNull<Shared>,
-    /// Helpers a scope offers its tasks to at most: the pool's width less the caller.
-    helpers: usize,
     queue: Mutex<Queue<'scope>>,
     /// The slot the tasks are offered in (`NO_SLOT`: none now), owned by the scope from a
     /// spawn that found one free until the scope's end or `free_slot`; read and written
@@ -70,7 +71,6 @@ unsafe impl Send for Scope<'_> {}
 impl fmt::Debug for Scope<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Scope")
-            .field("helpers", &self.helpers)
             .field("queued", &self.queued.load(Ordering::Relaxed))
             .finish_non_exhaustive()
     }
@@ -99,7 +99,6 @@ where
     // thread of the parent may have been writing its queue (`Scope::wait_for_tasks`).
     let scope = ManuallyDrop::new(Scope {
         shared: NonNull::from(shared),
-        helpers: shared.width() - 1,
         queue: Mutex::new(Queue {
             tasks: VecDeque::new(),
             draining: 0,
@@ -154,8 +153,8 @@ pub(crate) fn reclaim_slots(shared: &Shared) {
 
 impl<'scope> Scope<'scope> {
     /// Spawns `task` in this scope: it starts at once on an idle thread of the pool, or on
-    /// this one if the pool has no other (or every slot is taken), and the scope returns only
-    /// after it ran. It may spawn more tasks through the scope it is passed. A panic in it
+    /// this one if the pool has no other now (or every slot is taken), and the scope returns
+    /// only after it ran. It may spawn more tasks through the scope it is passed. A panic in it
     /// resumes where the scope was made, once every task finished.
     ///
     /// ```
@@ -182,9 +181,14 @@ impl<'scope> Scope<'scope> {
         if self.forked() {
             return as_task(|| self.run_spawned(task));
         }
+        let shared = self.shared();
+        let signal = &shared.signal;
+        // Read before the lock: a pool resized meanwhile is seen after the post.
+        let helpers = shared.reachable_helpers();
         let mut queue = sync::lock(&self.queue);
         // Relaxed, as every access to `slot` but a forked child's: under the lock.
         let slot = match self.slot.load(Ordering::Relaxed) {
+            _ if helpers == 0 => None,
             NO_SLOT => self.own_slot().inspect(|&slot| {
                 self.slot.store(slot, Ordering::Relaxed);
             }),
@@ -198,19 +202,23 @@ impl<'scope> Scope<'scope> {
         // Relaxed: the lock, or `wake_owner`'s fence and lock, order it for the owner.
         self.queued.fetch_add(1, Ordering::Relaxed);
         // Under the lock: a helper counted as draining looks at the queue again, and a slot
-        // `free_slot` released takes no late permit.
-        let posted = self
-            .shared()
-            .signal
+        // `free_slot` released takes no late permit. Any active helper may take it.
+        let limit = signal.active_helpers();
+        let posted = signal
             .slot(slot)
-            .add_permit_below(self.helpers - queue.draining, self.helpers);
+            .add_permit_below(helpers.saturating_sub(queue.draining), limit);
         drop(queue);
         // After the lock, the slot may have been freed (by the owner's `free_slot`, once
         // this task ran) and owned by another dispatch: a wake-up there is spurious, and
         // harmless.
-        let signal = &self.shared().signal;
         if posted {
-            signal.after_post(1, self.helpers, true);
+            // Its SeqCst fence pairs with the one in `Signal::park`: if no helper can take
+            // the permit now (the pool was resized away meanwhile), the scan of a helper
+            // parking saw it, or this thread sees the resize and runs the queue itself.
+            signal.after_post(1, limit, true);
+            if shared.reachable_helpers() == 0 && !crate::broken::variant!("spawn_unchecked") {
+                self.run_unreachable();
+            }
         }
         // The owner may wait for its helpers, and one of them for this task, with no
         // permit left for it: the owner runs it.
@@ -224,12 +232,9 @@ impl<'scope> Scope<'scope> {
         unsafe { self.shared.as_ref() }
     }
 
-    /// A free slot, now the scope's, with the scope's job published in it; `None` if the
-    /// pool has no helper or no slot is free (after freeing this thread's finished offers).
+    /// A free slot, now the scope's, with the scope's job published in it; `None` if no
+    /// slot is free (after freeing this thread's finished offers).
     fn own_slot(&self) -> Option<usize> {
-        if self.helpers == 0 {
-            return None;
-        }
         let shared = self.shared();
         let signal = &shared.signal;
         let slot = signal.own_slot().or_else(|| {
@@ -237,8 +242,9 @@ impl<'scope> Scope<'scope> {
             signal.own_slot()
         })?;
         // Every permit carries a first task below `participants` (`Slot::try_attach`), all
-        // of them the same: run the queue. None beyond those, so a helper claims no more.
-        let participants = self.helpers + 1;
+        // of them the same: run the queue. None beyond those, so a helper claims no more. At
+        // most a permit per helper at once, whatever the pool's width becomes.
+        let participants = MAX_WIDTH;
         let data = (self as *const Scope<'scope>).cast();
         let job = Job::erased(
             tasks::run_erased::<Scope<'scope>>,
@@ -249,6 +255,20 @@ impl<'scope> Scope<'scope> {
         );
         signal.slot(slot).publish(&job);
         Some(slot)
+    }
+
+    /// After a post that no helper can take (the pool was resized meanwhile): takes back the
+    /// scope's permits and runs the queue on this thread.
+    #[cold]
+    fn run_unreachable(&self) {
+        let queue = sync::lock(&self.queue);
+        // Under the lock, the slot is still the scope's if it is set.
+        let slot = self.slot.load(Ordering::Relaxed);
+        if slot != NO_SLOT {
+            self.shared().signal.withdraw(slot);
+        }
+        drop(queue);
+        as_task(|| self.drain(false));
     }
 
     /// Runs queued tasks until the queue is empty; a helper counted as draining meanwhile.

@@ -19,15 +19,21 @@ pub(crate) struct Shared {
     /// The pool's active (narrow) width, for joins and `current_num_threads` on threads
     /// that know the pool only by its crew (its helpers).
     width: AtomicUsize,
+    /// Helpers that serve (spawned and past their start hook), as the crew last counted
+    /// them.
+    serving: AtomicUsize,
+    /// The lowest index among them (`usize::MAX`: none), published with `serving`.
+    lowest_serving: AtomicUsize,
     /// Where helpers with a start hook report that it returned.
     startup: Startup,
 }
 
 /// Helpers that ran their start hook: how many reported, how many serve, the first failure.
-#[derive(Default)]
 struct StartState {
     reported: usize,
     serving: usize,
+    /// The lowest index of a helper that serves (`usize::MAX`: none).
+    lowest_serving: usize,
     failure: Option<(usize, String)>,
 }
 
@@ -44,8 +50,15 @@ impl Shared {
             counters: CounterSet::new(),
             generation,
             width: AtomicUsize::new(1),
+            serving: AtomicUsize::new(0),
+            lowest_serving: AtomicUsize::new(usize::MAX),
             startup: Startup {
-                state: Mutex::new(StartState::default()),
+                state: Mutex::new(StartState {
+                    reported: 0,
+                    serving: 0,
+                    lowest_serving: usize::MAX,
+                    failure: None,
+                }),
                 changed: Condvar::new(),
             },
         }
@@ -62,12 +75,44 @@ impl Shared {
         self.width.store(width, Ordering::Relaxed);
     }
 
+    /// Publishes the helpers that serve: `serving` of them, the lowest index `lowest`
+    /// (`usize::MAX`: none).
+    pub(crate) fn set_serving(&self, serving: usize, lowest: usize) {
+        // Relaxed: read with `serving`, which orders it.
+        self.lowest_serving.store(lowest, Ordering::Relaxed);
+        // Release: pairs with the Acquire in `serving`.
+        self.serving.store(serving, Ordering::Release);
+    }
+
+    /// Helpers that serve now.
+    #[inline]
+    pub(crate) fn serving(&self) -> usize {
+        // Acquire: pairs with the Release in `set_serving`.
+        self.serving.load(Ordering::Acquire)
+    }
+
+    /// Helpers that may take a permit posted now with the limit `Signal::active_helpers`
+    /// (README "Scopes"): as many as serve, at most the active (narrow) width's, or none
+    /// if no helper that serves is below the limit (resized away, or never started).
+    pub(crate) fn reachable_helpers(&self) -> usize {
+        let serving = self.serving();
+        // Relaxed: ordered by `serving`'s Acquire; a resize's store is fenced by the caller
+        // where it matters (`Scope::spawn`).
+        if self.lowest_serving.load(Ordering::Relaxed) > self.signal.active_helpers() {
+            return 0;
+        }
+        (self.width() - 1).min(serving)
+    }
+
     /// Helper `index` ran its start hook: `failure` is its panic message, if it panicked.
     pub(crate) fn report_start(&self, index: usize, failure: Option<String>) {
         let mut state = sync::lock(&self.startup.state);
         state.reported += 1;
         match failure {
-            None => state.serving += 1,
+            None => {
+                state.serving += 1;
+                state.lowest_serving = state.lowest_serving.min(index);
+            }
             Some(message) => {
                 state.failure.get_or_insert((index, message));
             }
@@ -75,9 +120,12 @@ impl Shared {
         self.startup.changed.notify_all();
     }
 
-    /// Waits until `started` helpers reported their start hook; returns how many serve and
-    /// the first failure, taken.
-    pub(crate) fn wait_for_starts(&self, started: usize) -> (usize, Option<(usize, String)>) {
+    /// Waits until `started` helpers reported their start hook; returns how many serve, the
+    /// lowest index among them, and the first failure, taken.
+    pub(crate) fn wait_for_starts(
+        &self,
+        started: usize,
+    ) -> (usize, usize, Option<(usize, String)>) {
         let mut state = sync::lock(&self.startup.state);
         while state.reported < started {
             state = self
@@ -86,6 +134,6 @@ impl Shared {
                 .wait(state)
                 .unwrap_or_else(|p| p.into_inner());
         }
-        (state.serving, state.failure.take())
+        (state.serving, state.lowest_serving, state.failure.take())
     }
 }

@@ -360,21 +360,38 @@ impl Signal {
         self.cpus.load(Ordering::Relaxed)
     }
 
+    /// The highest index of a helper that may take permits (1-based: 0, none).
+    pub(crate) fn active_helpers(&self) -> usize {
+        // Relaxed: a permit carries the limit its poster read (`Slot::try_attach`); where a
+        // resize must be seen, a SeqCst fence orders it (`Scope::spawn`, `park`).
+        self.active_helpers.load(Ordering::Relaxed)
+    }
+
     /// Whether helper `index` (1-based) may take permits.
     fn is_active(&self, index: usize) -> bool {
         index <= self.active_helpers.load(Ordering::Relaxed)
     }
 
-    /// Parks helper `index` until it is active again; `true` if the pool shut down.
-    fn park(&self, index: usize) -> bool {
+    /// Parks helper `index` until it is active again (`None`) or the pool shut down. A
+    /// permit posted before the resize with a limit that admits the helper is taken first:
+    /// a scope's task may wait for nobody else (README "Resizing").
+    fn park(&self, index: usize, cursor: &mut usize) -> Option<Wait> {
         let mut guard = sync::lock(&self.lock);
         loop {
             // Acquire: pairs with `shut_down`'s Release.
             if self.shutdown.load(Ordering::Acquire) {
-                return true;
+                return Some(Wait::Shutdown);
             }
             if self.is_active(index) {
-                return false;
+                return None;
+            }
+            // SeqCst fence: pairs with the one after a scope's post (`Scope::spawn`): either
+            // this scan sees its permit, or its spawn sees the resize and runs the task.
+            fence(Ordering::SeqCst);
+            if crate::broken::variant!("park_unscanned") {
+                // Deliberately broken: a permit posted before the resize waits for ever.
+            } else if let Some(wait) = self.scan(index, cursor, self.slots.len()) {
+                return Some(wait);
             }
             guard = self.parked.wait(guard).unwrap_or_else(|p| p.into_inner());
         }
@@ -442,8 +459,8 @@ impl Signal {
         let mut whole_window = left == Left::JoinOffer;
         loop {
             if !self.is_active(index) {
-                if self.park(index) {
-                    return Wait::Shutdown;
+                if let Some(wait) = self.park(index, cursor) {
+                    return wait;
                 }
                 continue;
             }
@@ -510,12 +527,17 @@ impl Signal {
     /// their dispatch read (README "Resizing").
     fn poll(&self, index: usize, cursor: &mut usize, joins_too: bool) -> Option<Wait> {
         let n = if !self.is_active(index) {
-            0 // resized away: it takes no permit, and parks at its next wait
+            0 // resized away: it parks at its next wait
         } else if joins_too {
             self.slots.len()
         } else {
             self.dispatch_slots
         };
+        self.scan(index, cursor, n).or_else(|| self.shutdown_seen())
+    }
+
+    /// A permit of the first `n` slots taken by helper `index`, from `cursor` on.
+    fn scan(&self, index: usize, cursor: &mut usize, n: usize) -> Option<Wait> {
         for step in 0..n {
             let slot = (*cursor + step) % n;
             if let Some((task, joinable)) = self.slots[slot].try_attach(index) {
@@ -529,7 +551,7 @@ impl Signal {
                 });
             }
         }
-        self.shutdown_seen()
+        None
     }
 
     /// `Wait::Shutdown` if the pool is shutting down.

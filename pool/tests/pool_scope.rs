@@ -1,6 +1,7 @@
 //! `scope`: every spawned task runs once, also those spawned by tasks and in nested scopes;
 //! a spawned task starts at once (the body may wait for it); panics resume once every task
-//! finished, what each task captured dropped once; the slot a scope held is free again
+//! finished, what each task captured dropped once; with no helper that can take it (the pool
+//! narrowed in the body, a helper that never served), on the spawning thread; the slot a scope held is free again
 //! after it (no drift); scopes inside tasks, inside joins, with every slot taken, and in a
 //! child forked from inside a task; a body's dispatch gets the slot its scope held, and a
 //! task waiting for one it spawned finishes.
@@ -94,6 +95,39 @@ fn a_spawned_task_starts_at_once_so_the_body_may_wait_for_it() {
             });
         }
     }
+}
+
+#[test]
+fn a_spawned_task_starts_at_once_when_no_helper_can_take_it() {
+    // A pool narrowed to its caller inside the body, and one whose only helper never
+    // served (its start hook panicked): no helper can take the task, so the spawn runs it.
+    let narrowed = pool(2);
+    narrowed.scope(|s| {
+        narrowed.resize(1, 1);
+        let (tx, rx) = mpsc::channel();
+        s.spawn(move |_| tx.send(7).unwrap());
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(10)),
+            Ok(7),
+            "narrowed pool"
+        );
+    });
+    let helperless = Pool::builder()
+        .workers(2)
+        .best_effort()
+        .on_thread_start(|_| panic!("this helper never serves"))
+        .build()
+        .unwrap();
+    assert!(helperless.stats().start_error.is_some());
+    helperless.scope(|s| {
+        let (tx, rx) = mpsc::channel();
+        s.spawn(move |_| tx.send(7).unwrap());
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(10)),
+            Ok(7),
+            "no helper serves"
+        );
+    });
 }
 
 #[test]

@@ -2,10 +2,11 @@
 //! once, on whichever thread took them, and the scope returns only after both ran and every
 //! helper let go of it; its slot is then free and idle. A task that waits for one it
 //! spawned, with the one helper busy running it, finishes: the owner runs the new task. A
-//! dispatch of the body gets the slot the scope held.
+//! dispatch of the body gets the slot the scope held. A task spawned while another thread
+//! narrows the pool to its caller starts, though the body waits for it.
 
 use super::pool;
-use crate::sync::{self, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{self, thread, Arc, AtomicUsize, Condvar, Mutex, Ordering};
 
 #[test]
 fn spawned_tasks_run_once_and_the_scope_returns_after_them() {
@@ -68,6 +69,33 @@ fn a_dispatch_in_the_body_frees_and_gets_the_scopes_slot() {
             });
         });
         assert_eq!(runs.load(Ordering::Relaxed), 121, "each task once");
+        assert_eq!(pool.signal_state(), crate::SignalState::IDLE, "no drift");
+    });
+}
+
+#[test]
+fn a_task_spawned_as_the_pool_narrows_starts() {
+    // The body waits for its task while another thread resizes the pool to the caller
+    // alone: the spawn runs it, or the helper takes it before it parks.
+    crate::sync::model(|| {
+        let pool = Arc::new(pool());
+        let resizer = {
+            let pool = Arc::clone(&pool);
+            thread::spawn(move || pool.resize(1, 1))
+        };
+        let sent = Mutex::new(false);
+        let arrived = Condvar::new();
+        pool.scope(|s| {
+            s.spawn(|_| {
+                *sync::lock(&sent) = true;
+                arrived.notify_one();
+            });
+            let mut got = sync::lock(&sent);
+            while !*got {
+                got = arrived.wait(got).unwrap();
+            }
+        });
+        resizer.join().unwrap();
         assert_eq!(pool.signal_state(), crate::SignalState::IDLE, "no drift");
     });
 }
