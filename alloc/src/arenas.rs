@@ -6,9 +6,11 @@ use crate::bind_lock::{self, BindGuard};
 use crate::ffi::{self, mi_heap_t};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use core::time::Duration;
 use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy};
 use rayforce_tunables::registry::MAX_ARENAS as MAX_ARENAS_U64;
 use rayforce_tunables::{Choices, Tunables};
+use std::time::Instant;
 
 /// Capacity of the arena table (the largest `rayforce.malloc.arena_max`).
 pub(crate) const MAX_ARENAS: usize = MAX_ARENAS_U64 as usize;
@@ -203,9 +205,10 @@ impl Arenas {
         self.arenas[index].heap.load(Ordering::Acquire)
     }
 
-    /// A bound thread exits, or rebinds elsewhere.
+    /// A bound thread exits, or rebinds elsewhere: its last touch of these arenas (the
+    /// instance may drop once every thread detached). Call with the bind lock held, and
+    /// release it after this returns.
     pub(crate) fn detach(&self, index: usize) {
-        let _guard = self.lock();
         self.arenas[index].attached.fetch_sub(1, Ordering::Relaxed);
     }
 
@@ -221,11 +224,29 @@ impl Arenas {
             .collect()
     }
 
-    /// Whether any live thread is bound here.
-    pub(crate) fn any_attached(&self) -> bool {
-        self.arenas
-            .iter()
-            .any(|a| a.attached.load(Ordering::Relaxed) > 0)
+    /// Whether every thread bound here detached, waiting up to `grace` for those still
+    /// bound (a scoped thread's exit hook runs after `std::thread::scope` returned). Once it
+    /// returns `true`, no thread touches the arenas' heaps again: a thread detaches last,
+    /// under the bind lock, which this reads under too.
+    pub(crate) fn all_detached_within(&self, grace: Duration) -> bool {
+        if self.created() == 0 {
+            return true; // no thread ever bound here
+        }
+        let deadline = Instant::now() + grace;
+        loop {
+            let lock = self.lock();
+            let any = self.arenas[..self.created()]
+                .iter()
+                .any(|a| a.attached.load(Ordering::Relaxed) > 0);
+            drop(lock);
+            if !any {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }
 
@@ -257,8 +278,8 @@ impl Drop for Arenas {
         let created = *self.created.get_mut();
         for arena in self.arenas.iter().take(created).skip(1) {
             let heap = arena.heap.load(Ordering::Relaxed);
-            // SAFETY: `heap` came from `mi_heap_new` and no thread is bound to it any more
-            // (`RayAlloc`'s drop checks that first).
+            // SAFETY: `heap` came from `mi_heap_new` and every thread bound to it detached,
+            // its last touch (`RayAlloc`'s drop checks that first).
             unsafe { ffi::mi_heap_delete(heap) };
         }
     }

@@ -13,6 +13,7 @@
 //! thread's re-initialised default theap (`alloc/tests/alloc_exit_order.rs`).
 
 use crate::arenas::{Arenas, Attached};
+use crate::bind_lock;
 use crate::ffi::{self, mi_heap_t, mi_theap_t};
 use core::cell::Cell;
 use core::ptr;
@@ -156,12 +157,17 @@ impl ExitHook {
     fn release(&self) {
         let previous = self.arenas.replace(ptr::null());
         if !previous.is_null() {
-            // SAFETY: an instance outlives every thread bound to it (`RayAlloc`'s drop
-            // aborts otherwise), and this thread is bound to `previous`.
-            unsafe { (*previous).detach(self.index.get()) };
             // SAFETY: `bind` took this reference, and `BOUND` no longer names the theap:
-            // `bind` replaced it, or the exit hook cleared it, before this call.
+            // `bind` replaced it, or the exit hook cleared it, before this call. Before the
+            // detach: the theap is of the instance's heap, which may be deleted after it.
             unsafe { ffi::_mi_theap_decref(self.theap.replace(ptr::null_mut())) };
+            // Released once `detach` returned: the instance may drop as soon as its drop
+            // takes the lock, so no reference to it may be live then.
+            let lock = bind_lock::lock();
+            // SAFETY: an instance outlives every thread bound to it (`RayAlloc`'s drop
+            // waits for them, or aborts), and this thread is bound to `previous`.
+            unsafe { (*previous).detach(self.index.get()) };
+            drop(lock);
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::binding::{self, Target};
 use crate::ffi;
 use crate::stats::AllocStats;
 use core::alloc::{GlobalAlloc, Layout};
+use core::time::Duration;
 use rayforce_tunables::cpu::{CpuCounts, CpuPolicy};
 use rayforce_tunables::Choices;
 
@@ -27,8 +28,10 @@ use rayforce_tunables::Choices;
 /// Arena limit: `rayforce.malloc.arena_max`, else `arenas_per_cpu x count(policy)`, fixed
 /// on the first allocation. With `rayforce.tunables.strict=1`, an invalid `RAYFORCE_TUNABLES`
 /// entry aborts the process there, after writing every diagnostic to standard error. An
-/// instance must outlive the threads bound to it: dropping one while a thread is bound
-/// aborts the process (a `static`, the usual home of a global allocator, is never dropped).
+/// instance must outlive the threads bound to it: dropping one waits a second for them to
+/// exit (a scoped thread's exit runs after `std::thread::scope` returned), then aborts the
+/// process if one is still bound (a `static`, the usual home of a global allocator, is
+/// never dropped).
 /// A thread's first allocation through an instance binds it there: whoever calls its
 /// `GlobalAlloc` methods directly (they are `unsafe`) must neither move nor forget it while
 /// such a thread lives.
@@ -226,9 +229,15 @@ unsafe impl GlobalAlloc for RayAlloc {
     }
 }
 
+/// How long a dropped instance waits for the threads still bound to it to exit.
+const EXIT_GRACE: Duration = Duration::from_secs(1);
+
 impl Drop for RayAlloc {
+    /// Waits for the threads bound to this instance to detach (a scoped thread's exit hook
+    /// runs after `std::thread::scope` returned); one still bound after [`EXIT_GRACE`]
+    /// aborts the process.
     fn drop(&mut self) {
-        if self.arenas.any_attached() {
+        if !self.arenas.all_detached_within(EXIT_GRACE) {
             // A bound thread would later detach through a dangling pointer: stop instead.
             let message =
                 b"rayforce-alloc: RayAlloc dropped while threads are bound to it; aborting\n";
