@@ -139,11 +139,17 @@ impl<T> Drop for PerProcess<T> {
 /// one not yet written). A child that forks to `exec` or to `_exit` never gets here.
 #[cold]
 pub(crate) fn abort_child(what: &str) -> ! {
-    use std::io::Write;
-    let _ = writeln!(
-        std::io::stderr(),
-        "rayforce-pool: a task forked inside `{what}`: in the child, what the parent's other \
-         threads were writing is in an unknown state; aborting the child"
-    );
+    // Straight to the descriptor: another thread of the parent may have held standard
+    // error's lock at the fork, and nothing here may allocate.
+    let parts: [&[u8]; 3] = [
+        b"rayforce-pool: a task forked inside `",
+        what.as_bytes(),
+        b"`: in the child, what the parent's other threads were writing is in an unknown \
+          state; aborting the child\n",
+    ];
+    for part in parts {
+        // SAFETY: writing a live buffer of `part.len()` bytes to standard error.
+        unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
+    }
     std::process::abort();
 }

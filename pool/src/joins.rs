@@ -242,6 +242,12 @@ fn wait_for_half(shared: &Shared, slot: usize) {
             },
         };
         run_taken(shared, other, task);
+        if shared.generation != fork::generation() {
+            // The offer forked, and this is the child: the half this thread waits for was
+            // taken by a helper that does not exist here, and may have been halfway
+            // through writing what the caller's frames own.
+            fork::abort_child("join");
+        }
     }
 }
 
@@ -880,6 +886,65 @@ mod tests {
         assert_eq!(
             on_main, 10,
             "taken halves' inner halves run by their joiner, of 10"
+        );
+    }
+
+    #[test]
+    fn a_joiner_that_forks_in_an_offer_it_ran_while_waiting_aborts_the_child() {
+        // As above: the main thread, waiting for `b` (taken by the helper), runs `b`'s
+        // inner half `d`, which forks. In the child the helper does not exist, so `b`
+        // never ends there: the joiner, back from `d`, must abort rather than wait.
+        let pool = Pool::builder().workers(2).spin_us(10_000).build().unwrap();
+        let main = std::thread::current().id();
+        let mut child = None;
+        for _ in 0..10 {
+            let helper_joined = AtomicBool::new(false);
+            let d_started = AtomicBool::new(false);
+            pool.install(|| {
+                wait_until_a_thread_idles();
+                super::STACK.with(|stack| {
+                    stack.joins_to_look.set(0);
+                    stack.next_offer_ns.set(0);
+                });
+                crate::join(
+                    || {
+                        wait_for(&helper_joined, Duration::from_secs(2));
+                    },
+                    || {
+                        crate::join(
+                            || {
+                                helper_joined.store(true, Ordering::Release);
+                                wait_for(&d_started, Duration::from_secs(2));
+                            },
+                            || {
+                                d_started.store(true, Ordering::Release);
+                                if std::thread::current().id() == main {
+                                    // SAFETY: the child only returns into the join, which
+                                    // aborts it; SIGALRM ends it if it waits instead.
+                                    let pid = unsafe { libc::fork() };
+                                    if pid == 0 {
+                                        // SAFETY: alarm has no preconditions.
+                                        unsafe { libc::alarm(10) };
+                                    } else {
+                                        child = Some(pid);
+                                    }
+                                }
+                            },
+                        );
+                    },
+                );
+            });
+            if child.is_some() {
+                break;
+            }
+        }
+        let pid = child.expect("in ten tries, the joiner never ran the taken half's offer");
+        let mut status = 0;
+        // SAFETY: `pid` is this process's child; `status` is valid for writes.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        assert!(
+            libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGABRT,
+            "the child aborted, rather than wait for a half nobody runs: status {status:#x}"
         );
     }
 
