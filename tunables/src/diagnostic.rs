@@ -27,6 +27,7 @@ pub enum Origin {
 
 /// What was wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Problem {
     /// An entry without `=`.
     MissingEquals,
@@ -68,6 +69,9 @@ pub enum Problem {
     ReadAfterStartup(Id),
     /// A variable named like a per-knob variable in another case (`RAYFORCE_cores`).
     VariableCase(Id),
+    /// A `RAYFORCE_` variable that names no knob but is close to one's variable or name
+    /// (`RAYFORCE_CORE`, `RAYFORCE_POOL_WORKERS`): the knob it seems meant for.
+    UnknownVariable(Id),
 }
 
 impl Problem {
@@ -83,7 +87,8 @@ impl Problem {
             | Problem::UnknownWord { id, .. }
             | Problem::NotUtf8(id)
             | Problem::ReadAfterStartup(id)
-            | Problem::VariableCase(id) => Some(id),
+            | Problem::VariableCase(id)
+            | Problem::UnknownVariable(id) => Some(id),
             Problem::MissingEquals
             | Problem::EmptyName
             | Problem::ForeignNamespace
@@ -362,6 +367,15 @@ impl fmt::Display for Message {
                     f,
                     "variable names are exact (upper case): did you mean {}? ignored",
                     id.tunable().variable
+                )?;
+                default(f, id)
+            }
+            Problem::UnknownVariable(id) => {
+                write!(
+                    f,
+                    "no knob reads this variable: did you mean {} ({})? ignored",
+                    id.tunable().variable,
+                    name(id)
                 )?;
                 default(f, id)
             }

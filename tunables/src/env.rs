@@ -3,6 +3,7 @@
 //! (after start-up), and whether the process runs setuid or setgid.
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Origin, Problem};
+use crate::parse;
 use crate::registry::{Id, KnobVariables, TABLE};
 
 /// The variable holding the tunables string.
@@ -47,8 +48,9 @@ pub(crate) fn with_tunables_string<R>(f: impl FnOnce(Option<&[u8]>) -> R) -> R {
 }
 
 /// The per-knob variables that are set, with their values. Names match exactly, as
-/// `RAYFORCE_TUNABLES` names do: one in another case (`RAYFORCE_cores`) is reported and
-/// ignored (envy folds case, so it would otherwise be applied, or not, by the environment's
+/// `RAYFORCE_TUNABLES` names do: one in another case (`RAYFORCE_cores`), or one close to a
+/// knob's variable or name (`RAYFORCE_CORE`, `RAYFORCE_POOL_WORKERS`), is reported and
+/// ignored; other `RAYFORCE_` names are left to the program (envy folds case, so it would otherwise be applied, or not, by the environment's
 /// order). A value that is not UTF-8 is skipped with a diagnostic (envy would panic on it).
 /// A variable set twice (an environment built by hand for `execve`) counts once, its first
 /// value, as `getenv` reads it: envy would reject the pair and lose every variable.
@@ -63,6 +65,13 @@ pub(crate) fn knob_variables(diagnostics: &mut Diagnostics) -> Vec<(Id, String)>
             .iter()
             .find(|t| t.variable.as_bytes().eq_ignore_ascii_case(name_bytes))
         else {
+            if let Some(id) = parse::knob_variable_like(name_bytes)
+                .filter(|_| name_bytes != TUNABLES_VARIABLE.as_bytes())
+            {
+                let entry = [name_bytes, b"=", value.as_encoded_bytes()].concat();
+                let problem = Problem::UnknownVariable(id);
+                diagnostics.push(Diagnostic::new(Origin::Variable, problem, &entry));
+            }
             continue;
         };
         if t.variable.as_bytes() != name_bytes {

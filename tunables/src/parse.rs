@@ -185,6 +185,36 @@ fn suggest(name: &[u8]) -> Option<Id> {
         .next()
 }
 
+/// The knob a variable named `RAYFORCE_...` that names none seems meant for: one whose
+/// variable is within two edits of `name` (`RAYFORCE_CORE`), or whose tunable is within two
+/// edits of the name `name` spells (`RAYFORCE_POOL_WORKERS`: `rayforce.pool.workers`).
+/// Other names are the program's own business.
+pub(crate) fn knob_variable_like(name: &[u8]) -> Option<Id> {
+    const PREFIX: &[u8] = b"RAYFORCE_";
+    let close = |d: Option<usize>| d.is_some_and(|d| d <= 2);
+    if let Some(t) = TABLE
+        .iter()
+        .find(|t| close(edit_distance(name, t.variable.as_bytes())))
+    {
+        return Some(t.id);
+    }
+    let rest = name.strip_prefix(PREFIX)?;
+    let mut spelled = [0u8; 64];
+    let len = b"rayforce.".len() + rest.len();
+    if len > spelled.len() {
+        return None;
+    }
+    spelled[..9].copy_from_slice(b"rayforce.");
+    spelled[9..len].copy_from_slice(rest);
+    if let Some(dot) = spelled[9..len].iter().position(|&b| b == b'_') {
+        spelled[9 + dot] = b'.';
+    }
+    TABLE
+        .iter()
+        .find(|t| close(edit_distance(&spelled[..len], t.name.as_bytes())))
+        .map(|t| t.id)
+}
+
 /// Levenshtein distance, case-insensitive, in a fixed row; `None` for names over 64 bytes.
 fn edit_distance(a: &[u8], b: &[u8]) -> Option<usize> {
     const MAX: usize = 64;
@@ -239,6 +269,36 @@ mod tests {
         );
         assert_eq!(s("rayforce.pool"), None);
         assert_eq!(s("rayforce.something.else"), None);
+    }
+
+    #[test]
+    fn variables_like_a_knobs_are_told_from_the_programs_own() {
+        let like = |name: &str| knob_variable_like(name.as_bytes()).map(|id| id.tunable().name);
+        assert_eq!(like("RAYFORCE_CORE"), Some("rayforce.pool.workers"));
+        assert_eq!(like("RAYFORCE_SPINUS"), Some("rayforce.pool.spin_us"));
+        assert_eq!(like("RAYFORCE_POOL_WORKERS"), Some("rayforce.pool.workers"));
+        assert_eq!(
+            like("RAYFORCE_MALLOC_ARENA_MAX"),
+            Some("rayforce.malloc.arena_max")
+        );
+        assert_eq!(like("RAYFORCE_CPU_POLICYS"), Some("rayforce.cpu.policy"));
+        for own in [
+            "RAYFORCE_LOOM_BROKEN",
+            "RAYFORCE_TEST_CHILD",
+            "RAYFORCE_COMPARE_ENGINE",
+            "RAYFORCE_CHURN_RAW",
+            "RAYFORCE_POOL_BENCH_INSTRUCTIONS",
+            "RAYFORCE_SPIN_COUNT",
+            "RAYFORCE_OPS_BENCH_INSTRUCTIONS",
+            "RAYFORCE_ALLOC_BENCH_INSTRUCTIONS",
+            "RAYFORCE_ALLOC_BENCH_CHURN",
+            "RAYFORCE_TEST_PIDS_GROUP",
+            "RAYFORCE_ALLOC_TEST_CHILD",
+        ] {
+            assert_eq!(like(own), None, "{own}");
+        }
+        assert_eq!(like("RAYFORCE_"), None);
+        assert_eq!(like(&format!("RAYFORCE_{}", "X".repeat(80))), None);
     }
 
     #[test]

@@ -152,6 +152,32 @@ fn environment_precedence_and_hostile_variables() {
     clear();
     std::env::remove_var("UNRELATED_BYTES");
 
+    // A variable close to a knob's (a typo, or the tunable's name spelled as a variable) is
+    // reported with the one meant, and ignored; the program's own `RAYFORCE_` names are not.
+    for (typo, meant) in [
+        ("RAYFORCE_CORE", "RAYFORCE_CORES"),
+        ("RAYFORCE_POOL_WORKERS", "RAYFORCE_CORES"),
+    ] {
+        std::env::set_var(typo, "3");
+        std::env::set_var("RAYFORCE_MY_OWN_SETTING", "3");
+        let t = Tunables::resolve(&Choices::new());
+        assert_eq!(t.workers(), None);
+        let problems: Vec<_> = t
+            .diagnostics()
+            .iter()
+            .map(|d| (d.problem, d.to_string()))
+            .collect();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].0, Problem::UnknownVariable(Id::PoolWorkers));
+        assert!(problems[0].1.contains(&format!("{typo}=3")), "{problems:?}");
+        assert!(
+            problems[0].1.contains(&format!("did you mean {meant}")),
+            "{problems:?}"
+        );
+        std::env::remove_var(typo);
+        std::env::remove_var("RAYFORCE_MY_OWN_SETTING");
+    }
+
     // A variable set twice (an environment built by hand for `execve`): its first value
     // counts, as `getenv` reads it, and the other variables still apply.
     let entries = [
