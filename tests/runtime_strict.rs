@@ -1,7 +1,8 @@
 //! Strict tunables stop the program that uses the runtime: with `Runtime` as the global
 //! allocator and `rayforce.tunables.strict=1`, an invalid `RAYFORCE_TUNABLES` entry ends the
-//! process at its first allocation with SIGABRT, after every diagnostic on stderr; an invalid
-//! per-knob variable does the same when the pool is built. This test binary is the program:
+//! process at its first allocation with SIGABRT, after every diagnostic on stderr (also with
+//! strict mode set by its own variable, which start-up reads); an invalid per-knob variable
+//! does the same when the pool is built. This test binary is the program:
 //! it runs itself as a child with each environment.
 #![cfg(target_os = "linux")]
 
@@ -73,6 +74,24 @@ fn strict_mode_stops_the_program() {
         out.stdout.is_empty(),
         "it stopped at the first allocation, before running anything"
     );
+
+    // Strict mode by its own variable acts at the first allocation too.
+    let out = child(&[
+        ("RAYFORCE_TUNABLES_STRICT", "1"),
+        ("RAYFORCE_TUNABLES", "rayforce.cpu.policy=bogus"),
+    ]);
+    let stderr = aborted(&out);
+    assert!(stderr.contains("`rayforce.cpu.policy=bogus`"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "it stopped at the first allocation, before running anything: {stderr}"
+    );
+    let out = child(&[
+        ("RAYFORCE_TUNABLES_STRICT", "1"),
+        ("RAYFORCE_CORES", "many"),
+    ]);
+    let stderr = aborted(&out);
+    assert!(stderr.contains("RAYFORCE_CORES=many"), "{stderr}");
 
     let valid = "rayforce.tunables.strict=1:rayforce.cpu.policy=online";
     succeeded(&child(&[("RAYFORCE_TUNABLES", valid)]));

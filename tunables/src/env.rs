@@ -32,13 +32,25 @@ pub(crate) fn is_secure() -> bool {
 }
 
 /// Calls `f` with the bytes of `RAYFORCE_TUNABLES`, or `None` if it is unset. No allocation.
+pub(crate) fn with_tunables_string<R>(f: impl FnOnce(Option<&[u8]>) -> R) -> R {
+    with_variable(c"RAYFORCE_TUNABLES", f)
+}
+
+/// Calls `f` with the bytes of `RAYFORCE_TUNABLES_STRICT` (strict mode's variable, which
+/// start-up reads so that it acts at the first allocation), or `None` if it is unset. No
+/// allocation.
+pub(crate) fn with_strict_variable<R>(f: impl FnOnce(Option<&[u8]>) -> R) -> R {
+    with_variable(c"RAYFORCE_TUNABLES_STRICT", f)
+}
+
+/// Calls `f` with the bytes of variable `name`, or `None` if it is unset. No allocation.
 ///
 /// Like every `getenv` caller, this races with a concurrent `setenv` in another thread;
 /// it runs at start-up, before a program would change its environment.
-pub(crate) fn with_tunables_string<R>(f: impl FnOnce(Option<&[u8]>) -> R) -> R {
+fn with_variable<R>(name: &core::ffi::CStr, f: impl FnOnce(Option<&[u8]>) -> R) -> R {
     // SAFETY: the name is NUL-terminated; the returned pointer, if not null, points to a
     // NUL-terminated string that stays valid until the environment is modified.
-    let value = unsafe { libc::getenv(c"RAYFORCE_TUNABLES".as_ptr()) };
+    let value = unsafe { libc::getenv(name.as_ptr()) };
     if value.is_null() {
         return f(None);
     }

@@ -90,6 +90,9 @@ pub struct Tunables {
     diagnostics: Diagnostics,
     environment: Environment,
     strict_aborts: bool,
+    /// Whether start-up read strict mode's variable (so that it acts at the first
+    /// allocation): the per-knob pass then leaves it.
+    strict_variable_read: bool,
 }
 
 /// Strict mode is on and there are diagnostics.
@@ -122,6 +125,7 @@ impl Tunables {
             diagnostics: Diagnostics::new(),
             environment: choices.environment,
             strict_aborts: choices.strict_aborts,
+            strict_variable_read: false,
         };
         for (id, value) in Id::ALL.iter().zip(choices.values) {
             if let Some(value) = value {
@@ -139,13 +143,16 @@ impl Tunables {
         tunables
     }
 
-    /// Start-up resolution: defaults < choices < `RAYFORCE_TUNABLES`, without the per-knob
-    /// variables. Allocation-free: the allocator calls it in its first allocation.
+    /// Start-up resolution: defaults < choices < `RAYFORCE_TUNABLES`, with strict mode's
+    /// variable (`RAYFORCE_TUNABLES_STRICT`, below `RAYFORCE_TUNABLES`, so that it acts at the
+    /// first allocation) and without the other per-knob variables. Allocation-free: the
+    /// allocator calls it in its first allocation.
     pub fn at_startup(choices: &Choices) -> Tunables {
         let mut tunables = Tunables::from_choices(choices);
         if choices.environment == Environment::Read {
+            let secure = env::is_secure();
             env::with_tunables_string(|string| match string {
-                Some(string) if env::is_secure() => tunables.diagnostics.push(Diagnostic::new(
+                Some(string) if secure => tunables.diagnostics.push(Diagnostic::new(
                     Origin::TunablesString { offset: 0 },
                     Problem::SecureModeIgnored,
                     string,
@@ -153,6 +160,14 @@ impl Tunables {
                 Some(string) => tunables.apply_string(string),
                 None => {}
             });
+            if !secure {
+                env::with_strict_variable(|value| {
+                    if let Some(value) = value {
+                        tunables.apply_variable_bytes(Id::Strict, value);
+                    }
+                });
+                tunables.strict_variable_read = true;
+            }
         }
         tunables.settle();
         tunables
@@ -170,6 +185,9 @@ impl Tunables {
     pub fn with_variables_except(mut self, fixed: &[Id]) -> Tunables {
         if self.environment == Environment::Read && !env::is_secure() {
             for (id, value) in env::knob_variables(&mut self.diagnostics) {
+                if id == Id::Strict && self.strict_variable_read {
+                    continue;
+                }
                 if fixed.contains(&id) {
                     let problem = Problem::ReadAfterStartup(id);
                     self.diagnostics
@@ -202,13 +220,22 @@ impl Tunables {
 
     /// Applies one per-knob variable's value (source [`ValueSource::Variable`]).
     pub fn apply_variable(&mut self, id: Id, value: &str) {
-        let trimmed = value.trim_matches([' ', '\t']);
-        match parse::parse_value(id, trimmed.as_bytes()) {
-            Ok(value) => self.apply(id, value, ValueSource::Variable),
-            Err((_, problem)) => {
-                self.diagnostics
-                    .push(Diagnostic::for_variable(id, value.as_bytes(), problem))
-            }
+        self.apply_variable_bytes(id, value.as_bytes());
+    }
+
+    /// [`apply_variable`](Self::apply_variable) on bytes, allocation-free.
+    fn apply_variable_bytes(&mut self, id: Id, value: &[u8]) {
+        let blank = |b: &u8| *b == b' ' || *b == b'\t';
+        let start = value.iter().position(|b| !blank(b)).unwrap_or(value.len());
+        let end = value
+            .iter()
+            .rposition(|b| !blank(b))
+            .map_or(start, |i| i + 1);
+        match parse::parse_value(id, &value[start..end]) {
+            Ok(parsed) => self.apply(id, parsed, ValueSource::Variable),
+            Err((_, problem)) => self
+                .diagnostics
+                .push(Diagnostic::for_variable(id, value, problem)),
         }
         self.settle();
     }

@@ -152,6 +152,17 @@ fn environment_precedence_and_hostile_variables() {
     clear();
     std::env::remove_var("UNRELATED_BYTES");
 
+    // Strict mode's variable is read at start-up (so that it acts at the first allocation),
+    // and not again with the other variables: one diagnostic for a bad value.
+    std::env::set_var("RAYFORCE_TUNABLES_STRICT", "1");
+    assert!(Tunables::at_startup(&Choices::new()).strict());
+    std::env::set_var("RAYFORCE_TUNABLES_STRICT", "yes");
+    let t = Tunables::resolve(&Choices::new());
+    assert!(!t.strict());
+    let problems: Vec<_> = t.diagnostics().iter().map(|d| d.problem).collect();
+    assert_eq!(problems, [Problem::NotABool(Id::Strict)]);
+    std::env::remove_var("RAYFORCE_TUNABLES_STRICT");
+
     // A variable close to a knob's (a typo, or the tunable's name spelled as a variable) is
     // reported with the one meant, and ignored; the program's own `RAYFORCE_` names are not.
     for (typo, meant) in [
