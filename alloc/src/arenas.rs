@@ -99,11 +99,16 @@ impl Arenas {
             INITIALISING => return None,
             _ => {}
         }
+        // Held until READY: a fork waits for the decision (the bind lock's prepare handler),
+        // so no child inherits INITIALISING with nobody to finish it. Nothing below takes it;
+        // a re-entrant call returns at INITIALISING above, before it.
+        let lock = self.lock();
         if self
             .state
             .compare_exchange(UNINIT, INITIALISING, Ordering::Acquire, Ordering::Acquire)
             .is_err()
         {
+            drop(lock);
             return self.sizing(choices);
         }
         let tunables = Tunables::at_startup(choices);
@@ -132,6 +137,7 @@ impl Arenas {
         unsafe { *self.sizing.get() = Some(sizing) };
         // Release: pairs with the Acquire load at the top.
         self.state.store(READY, Ordering::Release);
+        drop(lock);
         Some(sizing)
     }
 
@@ -288,6 +294,57 @@ impl Drop for Arenas {
 #[cfg(test)]
 mod tests {
     use super::Arenas;
+    use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+    use rayforce_tunables::Choices;
+
+    #[test]
+    fn a_child_forked_while_another_thread_decides_the_sizing_gets_one() {
+        // A thread decides the sizing of fresh instances one after another while this one
+        // forks; each child asks for the sizing of the instance being decided at the fork,
+        // which it must get (a child that inherited it half-decided would wait for ever:
+        // SIGALRM ends it).
+        static CURRENT: AtomicPtr<Arenas> = AtomicPtr::new(core::ptr::null_mut());
+        static DONE: AtomicBool = AtomicBool::new(false);
+        let decider = std::thread::spawn(|| {
+            for _ in 0..200 {
+                let arenas: &'static Arenas = Box::leak(Box::new(Arenas::new()));
+                CURRENT.store((arenas as *const Arenas).cast_mut(), Ordering::Release);
+                assert!(arenas.sizing(&Choices::new()).is_some());
+            }
+            DONE.store(true, Ordering::Release);
+        });
+        let mut forks = 0;
+        while !DONE.load(Ordering::Acquire) {
+            let current = CURRENT.load(Ordering::Acquire);
+            if current.is_null() {
+                continue;
+            }
+            // SAFETY: the child only reads the sizing, then `_exit`s.
+            let pid = unsafe { libc::fork() };
+            if pid == 0 {
+                // SAFETY: alarm has no preconditions.
+                unsafe { libc::alarm(5) };
+                // SAFETY: every instance is leaked, so live in the child too.
+                let arenas = unsafe { &*current };
+                while arenas.sizing(&Choices::new()).is_none() {
+                    std::hint::spin_loop();
+                }
+                // SAFETY: _exit ends only this child.
+                unsafe { libc::_exit(0) };
+            }
+            assert!(pid > 0, "fork failed");
+            let mut status = 0;
+            // SAFETY: `pid` is this process's child; `status` is valid for writes.
+            assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+            assert!(
+                libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+                "fork {forks}: the child got no sizing (status {status:#x})"
+            );
+            forks += 1;
+        }
+        decider.join().unwrap();
+        assert!(forks > 0);
+    }
 
     #[test]
     fn arenas_no_thread_allocated_from_drop_quietly() {
