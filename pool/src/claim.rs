@@ -25,6 +25,7 @@ impl Cursors {
     }
 
     /// Step 2: each home's cursor at its first claimable task.
+    #[inline]
     pub(crate) fn reset(&self, job: &Job) {
         for home in 0..job.homes() {
             // Relaxed: the permits' Release orders it before any helper's claim.

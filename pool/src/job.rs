@@ -96,6 +96,7 @@ impl Job {
 
     /// As [`new`](Self::new), for a closure already erased: `data` points to the closure
     /// that `run` runs, live as long as the job.
+    #[inline]
     pub(crate) fn erased(
         run: RunRange,
         data: *const (),
@@ -119,6 +120,7 @@ impl Job {
     /// This job, its tasks split into homes if `claims` asks for it and the job is long
     /// enough to size chunks by the clock (each home then has at least three tasks), two to
     /// [`MAX_HOMES`] participants share it, and no cursor can come near overflowing.
+    #[inline]
     fn claimed(mut self, claims: Claims<'_>) -> Job {
         self.homed = matches!(claims, Claims::FromHomes)
             && (2..=MAX_HOMES).contains(&self.participants)
@@ -172,6 +174,7 @@ impl Job {
 
     /// Runs the first tasks of the participants of `ranks`, as `who`: those of permits no
     /// helper took, which the caller runs; panics go to `panics`.
+    #[inline]
     pub(crate) fn run_first_tasks(&self, who: Participant, ranks: Range<usize>, panics: &Panics) {
         if self.homed {
             for rank in ranks {
