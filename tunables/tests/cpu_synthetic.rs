@@ -200,6 +200,28 @@ fn cgroup_namespace_mount_root_is_stripped() {
     assert_eq!(counts.count(CpuPolicy::Online, QuotaCap::Apply), 1);
 }
 
+#[test]
+fn cgroup_mounts_that_do_not_hold_the_process_are_passed_over() {
+    // A monitoring agent's bind mount of another subtree, listed first, hides nothing: the
+    // mount that holds the process's cgroup gives the quota.
+    let tree = Tree::new();
+    tree.smt(&strided(4, 1));
+    tree.file("proc/self/cgroup", "0::/app.slice/job\n")
+        .file(
+            "proc/self/mountinfo",
+            "29 22 0:26 /other.slice /host/cgroup rw - cgroup2 cgroup2 rw\n\
+             30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+        )
+        .file("sys/fs/cgroup/app.slice/job/cpu.max", "150000 100000\n");
+    assert_eq!(tree.read(None).quota.map(|q| q.cap()), Some(2));
+
+    // A path that climbs out of the namespace's root (`..`) has no quota under the mount:
+    // the root's own must not be taken for it.
+    tree.file("proc/self/cgroup", "0::/../elsewhere\n")
+        .file("sys/fs/cgroup/cpu.max", "50000 100000\n");
+    assert_eq!(tree.read(None).quota, None);
+}
+
 /// A random machine: sibling groups of 1-4 CPUs, some CPUs offline, a random affinity.
 fn topology() -> impl Strategy<Value = (Vec<usize>, bool, Vec<bool>, Vec<bool>)> {
     (proptest::collection::vec(1usize..=4, 1..=12), any::<bool>()).prop_flat_map(

@@ -73,7 +73,8 @@ fn read_process_cgroups(
     opened.then_some((in_v2, in_v1))
 }
 
-/// Finds each hierarchy's mount in `/proc/self/mountinfo`.
+/// Finds each hierarchy's mount in `/proc/self/mountinfo`: the first whose root holds this
+/// process's cgroup (another tool's bind mount of a subtree, listed before it, does not).
 fn find_mounts(root: SysRoot<'_>, mut v2: Option<&mut Hierarchy>, mut v1: Option<&mut Hierarchy>) {
     let mut path = StackPath::new(root.as_bytes());
     path.push(b"/proc/self/mountinfo");
@@ -100,6 +101,10 @@ fn find_mounts(root: SysRoot<'_>, mut v2: Option<&mut Hierarchy>, mut v1: Option
         };
         if let Some(h) = hierarchy.filter(|h| !h.mounted) {
             push_unescaped(&mut h.mount_root, mount_root);
+            if relative_path(h.mount_root.as_bytes(), h.cgroup_path.as_bytes()).is_none() {
+                h.mount_root.truncate(0);
+                return;
+            }
             push_unescaped(&mut h.mount_point, mount_point);
             h.mounted = true;
         }
@@ -127,23 +132,27 @@ pub(super) fn push_unescaped(path: &mut StackPath, field: &[u8]) {
     }
 }
 
+/// Where this process's cgroup `cgroup` is below a mount of the hierarchy's `mount_root`:
+/// `None` if the mount does not hold it (inside a cgroup namespace or a bind mount, a mount
+/// shows only a subtree), or if the path climbs with `..` (a process outside its cgroup
+/// namespace's root, whose quota no directory under the mount holds).
+fn relative_path<'a>(mount_root: &[u8], cgroup: &'a [u8]) -> Option<&'a [u8]> {
+    if cgroup.split(|&b| b == b'/').any(|part| part == b"..") {
+        return None;
+    }
+    if mount_root == b"/" {
+        return Some(cgroup);
+    }
+    let rest = cgroup.strip_prefix(mount_root)?;
+    (rest.is_empty() || rest.starts_with(b"/")).then_some(rest)
+}
+
 /// The tightest quota from this process's cgroup up to the mount's root.
 fn hierarchy_quota(root: SysRoot<'_>, h: &Hierarchy) -> Option<CpuQuota> {
     if !h.mounted {
         return None;
     }
-    let mount_root = h.mount_root.as_bytes();
-    let cgroup = h.cgroup_path.as_bytes();
-    let relative = if mount_root == b"/" {
-        cgroup
-    } else {
-        // Inside a cgroup namespace or a bind mount the mount shows only a subtree.
-        let rest = cgroup.strip_prefix(mount_root)?;
-        if !(rest.is_empty() || rest.starts_with(b"/")) {
-            return None;
-        }
-        rest
-    };
+    let relative = relative_path(h.mount_root.as_bytes(), h.cgroup_path.as_bytes())?;
     let mut dir = StackPath::new(root.as_bytes());
     dir.push(h.mount_point.as_bytes());
     let top = dir.len();
