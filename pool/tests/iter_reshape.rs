@@ -1,7 +1,8 @@
 //! The adaptors that move positions (`skip`, `take`, `step_by`, `rev`, `chain`), those with
 //! state per range (`map_init`, `map_with` and their `for_each` forms), `flatten_iter` and
-//! `panic_fuse` give what `std`'s give, on every size around the pool's width; an owned
-//! source through them drops each item once.
+//! `panic_fuse` give what `std`'s give, on every size around the pool's width (also
+//! chained after a `skip` past the end or a `step_by`); an owned source through them drops
+//! each item once.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::prelude::*;
@@ -31,6 +32,50 @@ fn check(n: usize) {
         let stepped: Vec<u64> = xs.par_iter().copied().step_by(step).collect();
         let serial: Vec<u64> = xs.iter().copied().step_by(step).collect();
         assert_eq!(stepped, serial, "step_by {step} of {n}");
+    }
+    // Chained, where a claimed range lies wholly on the other side: each side is then asked
+    // for an empty range at its end, also past a skip or between steps.
+    let tail = [u64::MAX, 1, 2];
+    for k in [n + 1, n + 5] {
+        let chained: Vec<u64> = xs
+            .par_iter()
+            .copied()
+            .skip(k)
+            .chain(tail.par_iter().copied())
+            .collect();
+        assert_eq!(chained, tail, "skip {k} of {n}, then chain");
+        let chained: Vec<u64> = tail
+            .par_iter()
+            .copied()
+            .chain(xs.par_iter().copied().skip(k))
+            .collect();
+        assert_eq!(chained, tail, "chain, then skip {k} of {n}");
+    }
+    for step in [2, 3, 1000] {
+        let serial: Vec<u64> = xs.iter().copied().step_by(step).chain(tail).collect();
+        let chained: Vec<u64> = xs
+            .par_iter()
+            .copied()
+            .step_by(step)
+            .chain(tail.par_iter().copied())
+            .with_max_len(1)
+            .collect();
+        assert_eq!(chained, serial, "step_by {step} of {n}, then chain");
+        let serial: Vec<u64> = tail
+            .iter()
+            .copied()
+            .chain(xs.iter().copied().step_by(step).rev())
+            .collect();
+        let chained: Vec<u64> = tail
+            .par_iter()
+            .copied()
+            .chain(xs.par_iter().copied().step_by(step).rev())
+            .with_max_len(1)
+            .collect();
+        assert_eq!(
+            chained, serial,
+            "chain, then step_by {step} of {n} reversed"
+        );
     }
     let reversed: Vec<u64> = xs.par_iter().copied().rev().collect();
     assert_eq!(

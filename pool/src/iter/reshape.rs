@@ -22,9 +22,11 @@ pub struct Take<I> {
 }
 
 impl<I: Drive> Skip<I> {
-    /// Where its positions start among the base's, and how many there are.
+    /// Where its positions start among the base's, and how many there are (none, at the
+    /// base's end, when `n` is past it: an empty range asked of it stays within the base).
     fn window(&self) -> (usize, usize) {
-        (self.n, self.base.positions().saturating_sub(self.n))
+        let base = self.base.positions();
+        (self.n.min(base), base.saturating_sub(self.n))
     }
 }
 
@@ -94,14 +96,20 @@ impl<I: Drive> Drive for StepBy<I> {
         // The base's items `start * k` to `(end - 1) * k`, the ones between steps skipped
         // (an owned base's are moved out and dropped; those between ranges are never
         // asked for, and its source drops them).
+        // An empty range at the end (`chain` asks for one) starts at the base's end: a step
+        // past it would be beyond the base's positions.
+        let start = range
+            .start
+            .saturating_mul(self.step)
+            .min(self.base.positions());
         let end = if range.is_empty() {
-            range.start * self.step
+            start
         } else {
             (range.end - 1) * self.step + 1
         };
         // SAFETY: within the base's positions; each range's span ends before the next's
         // starts, so spans of disjoint ranges are disjoint.
-        unsafe { self.base.seq(range.start * self.step..end) }.step_by(self.step)
+        unsafe { self.base.seq(start..end) }.step_by(self.step)
     }
 }
 
