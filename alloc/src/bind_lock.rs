@@ -6,7 +6,7 @@
 //! taken in the `pthread_atfork` prepare handler and released in the parent and child ones.
 
 use core::cell::UnsafeCell;
-use std::sync::Once;
+use core::sync::atomic::{AtomicU8, Ordering};
 
 struct Lock(UnsafeCell<libc::pthread_mutex_t>);
 
@@ -15,7 +15,14 @@ struct Lock(UnsafeCell<libc::pthread_mutex_t>);
 unsafe impl Sync for Lock {}
 
 static LOCK: Lock = Lock(UnsafeCell::new(libc::PTHREAD_MUTEX_INITIALIZER));
-static WATCH_FORK: Once = Once::new();
+
+/// Whether the fork handlers are registered: `UNWATCHED`, `REGISTERING` (by one thread),
+/// `WATCHING`. Not a `Once`, whose waiters block: a child forked while another thread
+/// registered them would wait for that thread for ever.
+static WATCH_FORK: AtomicU8 = AtomicU8::new(UNWATCHED);
+const UNWATCHED: u8 = 0;
+const REGISTERING: u8 = 1;
+const WATCHING: u8 = 2;
 
 fn lock_raw() {
     // SAFETY: `LOCK` is an initialised mutex that lives as long as the process.
@@ -41,14 +48,23 @@ pub(crate) struct BindGuard(());
 
 /// Takes the bind lock. The first call registers the fork handlers (registration may
 /// allocate; the callers bind inside `binding::bind`, whose re-entrant allocations go to the
-/// main heap, or during thread exit, whose allocations do too).
+/// main heap, or during thread exit, whose allocations do too). A call while another thread
+/// registers them goes on without waiting: a fork in that moment is as unguarded as one
+/// before any call.
 pub(crate) fn lock() -> BindGuard {
-    WATCH_FORK.call_once(|| {
+    // Acquire and Release: not for memory (the handlers are glibc's to order), only so the
+    // state is never seen going back.
+    if WATCH_FORK.load(Ordering::Acquire) != WATCHING
+        && WATCH_FORK
+            .compare_exchange(UNWATCHED, REGISTERING, Ordering::Acquire, Ordering::Acquire)
+            .is_ok()
+    {
         // SAFETY: the handlers only lock and unlock `LOCK`, which lives as long as the
         // process; the forking thread takes it before fork and releases it on both sides.
         // A failure (ENOMEM) leaves fork as unsafe as it was without this module.
         unsafe { libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork)) };
-    });
+        WATCH_FORK.store(WATCHING, Ordering::Release);
+    }
     lock_raw();
     BindGuard(())
 }
