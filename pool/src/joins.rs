@@ -242,12 +242,6 @@ fn wait_for_half(shared: &Shared, slot: usize) {
             },
         };
         run_taken(shared, other, task);
-        if shared.generation != fork::generation() {
-            // The offer forked, and this is the child: the half this thread waits for was
-            // taken by a helper that does not exist here, and may have been halfway
-            // through writing what the caller's frames own.
-            fork::abort_child("join");
-        }
     }
 }
 
@@ -264,6 +258,12 @@ fn run_taken(shared: &Shared, slot: usize, task: usize) {
     };
     // A join's job has no homes (`Job::erased`): the rank is the task.
     as_task(|| job.run(who, task..task + 1, &taken.panics));
+    if shared.generation != fork::generation() {
+        // The half forked, and this is the child: its joiner, and whatever this thread
+        // waits for, are the parent's; the detach may wait for a lock a parent's thread
+        // held. Its joiner's data may be half-written.
+        fork::abort_child("join");
+    }
     shared.signal.detach(slot);
 }
 

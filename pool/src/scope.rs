@@ -184,7 +184,7 @@ impl<'scope> Scope<'scope> {
         let shared = self.shared();
         let signal = &shared.signal;
         // Read before the lock: a pool resized meanwhile is seen after the post.
-        let helpers = shared.reachable_helpers();
+        let (helpers, limit) = shared.reachable_helpers();
         let mut queue = sync::lock(&self.queue);
         // Relaxed, as every access to `slot` but a forked child's: under the lock.
         let slot = match self.slot.load(Ordering::Relaxed) {
@@ -202,8 +202,8 @@ impl<'scope> Scope<'scope> {
         // Relaxed: the lock, or `wake_owner`'s fence and lock, order it for the owner.
         self.queued.fetch_add(1, Ordering::Relaxed);
         // Under the lock: a helper counted as draining looks at the queue again, and a slot
-        // `free_slot` released takes no late permit. Any active helper may take it.
-        let limit = signal.active_helpers();
+        // `free_slot` released takes no late permit. Any helper active at the read may take
+        // it.
         let posted = signal
             .slot(slot)
             .add_permit_below(helpers.saturating_sub(queue.draining), limit);
@@ -212,11 +212,12 @@ impl<'scope> Scope<'scope> {
         // this task ran) and owned by another dispatch: a wake-up there is spurious, and
         // harmless.
         if posted {
-            // Its SeqCst fence pairs with the one in `Signal::park`: if no helper can take
-            // the permit now (the pool was resized away meanwhile), the scan of a helper
-            // parking saw it, or this thread sees the resize and runs the queue itself.
+            // Its SeqCst fence pairs with the one in `Signal::park`: if no helper that the
+            // posted limit admits is active now (the pool was resized since the read, even
+            // narrowed and widened again), this thread sees it and runs the queue itself;
+            // else such a helper, parking later, scans and takes the permit.
             signal.after_post(1, limit, true);
-            if shared.reachable_helpers() == 0 && !crate::broken::variant!("spawn_unchecked") {
+            if shared.reachable_below(limit) == 0 && !crate::broken::variant!("spawn_unchecked") {
                 self.run_unreachable();
             }
         }

@@ -91,14 +91,22 @@ impl Shared {
         self.serving.load(Ordering::Acquire)
     }
 
-    /// Helpers that may take a permit posted now with the limit `Signal::active_helpers`
-    /// (README "Scopes"): as many as serve, at most the active (narrow) width's, or none
-    /// if no helper that serves is below the limit (resized away, or never started).
-    pub(crate) fn reachable_helpers(&self) -> usize {
+    /// The limit a permit posted now carries (`Signal::active_helpers`), and how many
+    /// helpers may take one posted with it (README "Scopes").
+    pub(crate) fn reachable_helpers(&self) -> (usize, usize) {
+        let limit = self.signal.active_helpers();
+        (self.reachable_below(limit), limit)
+    }
+
+    /// Helpers that may take a permit posted with the limit `limit` now: as many as serve,
+    /// at most the active (narrow) width's, or none if no helper that serves is both below
+    /// `limit` and active (resized away since, or never started).
+    pub(crate) fn reachable_below(&self, limit: usize) -> usize {
         let serving = self.serving();
+        let reach = limit.min(self.signal.active_helpers());
         // Relaxed: ordered by `serving`'s Acquire; a resize's store is fenced by the caller
         // where it matters (`Scope::spawn`).
-        if self.lowest_serving.load(Ordering::Relaxed) > self.signal.active_helpers() {
+        if self.lowest_serving.load(Ordering::Relaxed) > reach {
             return 0;
         }
         (self.width() - 1).min(serving)
