@@ -22,6 +22,32 @@ fn value(i: usize) -> u64 {
     (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44
 }
 
+/// A 2x2 matrix of wrapping integers, row by row: its product is associative and does not
+/// commute. Both its `Sum` and its `Product` multiply, so that either consumer's order shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Mat([Wrapping<u64>; 4]);
+
+impl Mat {
+    const ONE: Mat = Mat([Wrapping(1), Wrapping(0), Wrapping(0), Wrapping(1)]);
+
+    fn times(self, other: Mat) -> Mat {
+        let ([a, b, c, d], [e, f, g, h]) = (self.0, other.0);
+        Mat([a * e + b * g, a * f + b * h, c * e + d * g, c * f + d * h])
+    }
+}
+
+impl std::iter::Sum for Mat {
+    fn sum<I: Iterator<Item = Mat>>(items: I) -> Mat {
+        items.fold(Mat::ONE, Mat::times)
+    }
+}
+
+impl std::iter::Product for Mat {
+    fn product<I: Iterator<Item = Mat>>(items: I) -> Mat {
+        items.fold(Mat::ONE, Mat::times)
+    }
+}
+
 /// Every adaptor and consumer against `std` on `xs`.
 fn check_all(xs: &[u64]) {
     let n = xs.len();
@@ -82,6 +108,23 @@ fn check_all(xs: &[u64]) {
             .map(|&x| Wrapping(x % 7 + 1))
             .product::<Wrapping<u64>>(),
         "product, {n}"
+    );
+    // An associative operation that does not commute: 2x2 matrix products, as a `Sum`
+    // and as a `Product`, combine the ranges in order (as rayon's).
+    // Of determinant 1, so that no product wraps to zero.
+    let matrix = |&x: &u64| {
+        let (a, b) = (Wrapping(x % 5), Wrapping(x % 3));
+        Mat([Wrapping(1), a, b, Wrapping(1) + a * b])
+    };
+    assert_eq!(
+        xs.par_iter().map(matrix).sum::<Mat>(),
+        xs.iter().map(matrix).sum::<Mat>(),
+        "sum in order, {n}"
+    );
+    assert_eq!(
+        xs.par_iter().map(matrix).product::<Mat>(),
+        xs.iter().map(matrix).product::<Mat>(),
+        "product in order, {n}"
     );
     assert_eq!(xs.par_iter().min(), xs.iter().min(), "min, {n}");
     assert_eq!(xs.par_iter().max(), xs.iter().max(), "max, {n}");

@@ -91,8 +91,9 @@ pub(crate) fn product<I: Drive, P: Send + Product<I::Item> + Product<P>>(iter: &
 }
 
 /// Each range's items totalled by `part` where it ran (one `Iterator::sum` or `product`,
-/// which the compiler vectorises where it can), the parts then by `merge`; `None` with no
-/// range.
+/// which the compiler vectorises where it can), the parts then by `merge` in the iterator's
+/// order, as rayon's (a `Sum` need only be associative: a matrix product does not commute);
+/// `None` with no range.
 fn total<I: Drive, S: Send>(
     iter: &I,
     part: impl Fn(I::Seq<'_>) -> S + Sync,
@@ -100,17 +101,63 @@ fn total<I: Drive, S: Send>(
 ) -> Option<S> {
     run(
         iter,
-        &|| None,
-        |acc: &mut Option<S>, range| {
+        &Totals::default,
+        |totals: &mut Totals<S>, range| {
             // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
-            let part = part(unsafe { iter.seq(range) });
-            *acc = Some(match acc.take() {
-                Some(acc) => merge(acc, part),
-                None => part,
-            });
+            let part = part(unsafe { iter.seq(range.clone()) });
+            totals.add(range, part, &merge);
         },
-        |states| states.flatten().reduce(&merge),
+        |states| {
+            let mut parts = states.flat_map(|totals| {
+                let run = totals.run.map(|(range, total)| (range.start, total));
+                run.into_iter().chain(totals.apart)
+            });
+            // One part (a region run alone) allocates nothing.
+            let first = parts.next()?;
+            let Some(second) = parts.next() else {
+                return Some(first.1);
+            };
+            let mut parts: Vec<(usize, S)> = [first, second].into_iter().chain(parts).collect();
+            parts.sort_unstable_by_key(|&(start, _)| start);
+            parts.into_iter().map(|(_, part)| part).reduce(&merge)
+        },
     )
+}
+
+/// One participant's totals: the run of adjacent ranges it claimed merged as one (its home,
+/// claimed in order), and the parts of ranges apart from it, each with its start.
+struct Totals<S> {
+    run: Option<(Range<usize>, S)>,
+    apart: Vec<(usize, S)>,
+}
+
+impl<S> Default for Totals<S> {
+    fn default() -> Self {
+        Totals {
+            run: None,
+            apart: Vec::new(),
+        }
+    }
+}
+
+impl<S> Totals<S> {
+    /// Adds the total `part` of the items of `range`, merged into the run where it adjoins
+    /// it (on either side, in order).
+    fn add(&mut self, range: Range<usize>, part: S, merge: &impl Fn(S, S) -> S) {
+        self.run = Some(match self.run.take() {
+            None => (range, part),
+            Some((run, total)) if run.end == range.start => {
+                (run.start..range.end, merge(total, part))
+            }
+            Some((run, total)) if range.end == run.start => {
+                (range.start..run.end, merge(part, total))
+            }
+            Some(run) => {
+                self.apart.push((range.start, part));
+                run
+            }
+        });
+    }
 }
 
 /// `op` over the items in the iterator's order (`op` associative, not necessarily
