@@ -1,6 +1,7 @@
 //! `fold`, `flat_map_iter`, `unzip`, `par_extend` and `collect` into `std`'s collections,
 //! a `String`, a `Result` and an `Option` give what `std`'s sequential forms give (a later
-//! duplicate key's value wins in a map), and `fold`'s accumulators are in order, its
+//! duplicate key's value wins in a map; a `Result` takes no item after an error, as
+//! `while_some` none after a `None`), and `fold`'s accumulators are in order, its
 //! identity run at most twice per thread however many items there are.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
@@ -120,6 +121,34 @@ fn check_all(xs: &[u64]) {
     match with_error {
         Err(x) => assert_eq!(x % 1000, 7, "the error is one the items held"),
         Ok(v) => assert!(xs.iter().all(|x| x % 1000 != 7) && v == xs),
+    }
+    // After the first `Err`, no participant takes another item (rayon's `while_some`).
+    let seen = AtomicUsize::new(0);
+    let first_fails: Result<Vec<u64>, u64> = xs
+        .par_iter()
+        .map(|&x| {
+            seen.fetch_add(1, Ordering::Relaxed);
+            if x == xs[0] {
+                Err(x)
+            } else {
+                Ok(x)
+            }
+        })
+        .collect();
+    assert_eq!(first_fails.is_err(), n > 0);
+    assert!(
+        n < 1000 || seen.into_inner() < n / 2,
+        "the items after the error were left, {n}"
+    );
+    let in_order: Vec<u64> = xs.par_iter().map(|&x| Some(x)).while_some().collect();
+    assert_eq!(in_order, xs, "while_some with no None, {n}");
+    if let Some(&stop) = xs.get(n / 2) {
+        let until: Vec<u64> = xs
+            .par_iter()
+            .map(|&x| (x != stop).then_some(x))
+            .while_some()
+            .collect();
+        assert!(!until.contains(&stop) && until.len() < n, "while_some, {n}");
     }
     let all_some: Option<Vec<u64>> = xs.par_iter().map(|&x| Some(x + 1)).collect();
     assert_eq!(all_some, Some(xs.iter().map(|x| x + 1).collect()));

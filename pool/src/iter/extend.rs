@@ -170,7 +170,7 @@ impl FromParallelIterator<()> for () {
 }
 
 /// The `Ok` values collected into `C`, or an `Err` the iterator held (one of them, not
-/// necessarily the first), as rayon's.
+/// necessarily the first), as rayon's: once one is met, no participant takes another item.
 ///
 /// ```
 /// use rayforce_pool::prelude::*;
@@ -198,7 +198,8 @@ where
                 None
             }
         };
-        let collection = C::from_par_iter(iter.into_par_iter().filter_map(keep_ok));
+        // After an `Err`, no participant takes another item: the values are thrown away.
+        let collection = C::from_par_iter(iter.into_par_iter().map(keep_ok).while_some());
         match error
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

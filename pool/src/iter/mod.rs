@@ -40,6 +40,7 @@ mod source;
 mod split;
 pub(crate) mod text;
 mod walk;
+mod while_some;
 mod with_state;
 
 pub use adapt::{
@@ -65,6 +66,7 @@ pub use source::{
 };
 pub use split::{split, Cutting, Split};
 pub use walk::{walk_tree_postfix, walk_tree_prefix, WalkTreePostfix, WalkTreePrefix, Walking};
+pub use while_some::{UntilNone, WhileSome};
 pub use with_state::{MapInit, MapWith};
 
 use drive::sealed::Drive;
@@ -326,6 +328,32 @@ pub trait ParallelIterator: Drive + Sized + Send {
         PanicFuse {
             base: self,
             blown: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The values of the `Some` items until one is `None`; once a participant meets a
+    /// `None`, no participant takes another item, as rayon's `while_some`. Which of the
+    /// items before it are yielded is not promised: those other participants took.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let all: Vec<u32> = (0..100u32).into_par_iter().map(Some).while_some().collect();
+    /// assert_eq!(all.len(), 100);
+    /// let some: Vec<u32> = (0..100u32)
+    ///     .into_par_iter()
+    ///     .map(|x| (x != 50).then_some(x))
+    ///     .while_some()
+    ///     .collect();
+    /// assert!(!some.contains(&50) && some.len() < 100);
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome {
+            base: self,
+            ended: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
