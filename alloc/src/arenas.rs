@@ -305,9 +305,14 @@ mod tests {
         // SIGALRM ends it).
         static CURRENT: AtomicPtr<Arenas> = AtomicPtr::new(core::ptr::null_mut());
         static DONE: AtomicBool = AtomicBool::new(false);
-        let decider = std::thread::spawn(|| {
-            for _ in 0..200 {
-                let arenas: &'static Arenas = Box::leak(Box::new(Arenas::new()));
+        // Made up front: the decider allocates nothing while this thread forks (a child
+        // forked while another thread held the allocator's lock, the sanitizer's in
+        // AddressSanitizer builds, could hang for that alone).
+        let instances: Vec<&'static Arenas> = (0..200)
+            .map(|_| &*Box::leak(Box::new(Arenas::new())))
+            .collect();
+        let decider = std::thread::spawn(move || {
+            for arenas in instances {
                 CURRENT.store((arenas as *const Arenas).cast_mut(), Ordering::Release);
                 assert!(arenas.sizing(&Choices::new()).is_some());
             }
