@@ -1,10 +1,12 @@
 //! The parallel iterators give what `std`'s sequential iterators give, as rayon's do: at
 //! 0, 1, 2, the pool's width and 1e6 items, on the default pool and inside `install`,
 //! nested inside one another; `collect`, `find_first`, `position_first`, `reduce`, `min`,
-//! `max` and their `_by` and `_by_key` forms keep the items' order; a panic in `map`
+//! `max` and their `_by` and `_by_key` forms keep the items' order, as do `partition`,
+//! `partition_map`, `find_map_first` and the lexicographic comparisons; a panic in `map`
 //! resumes after every item written was dropped once.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
+use rayforce_pool::iter::Either;
 use rayforce_pool::prelude::*;
 use rayforce_pool::Pool;
 use std::num::Wrapping;
@@ -126,6 +128,74 @@ fn check_all(xs: &[u64]) {
         xs.iter().map(matrix).product::<Mat>(),
         "product in order, {n}"
     );
+    // Splitting, searching by a map, comparing, and rayon's other collecting forms.
+    let (even, odd): (Vec<u64>, Vec<u64>) = xs.par_iter().partition(|&&x| x % 2 == 0);
+    let serial: (Vec<u64>, Vec<u64>) = xs.iter().partition(|&&x| x % 2 == 0);
+    assert_eq!((even, odd), serial, "partition, {n}");
+    let (small, big): (Vec<u64>, Vec<String>) = xs.par_iter().partition_map(|&x| {
+        if x < 500 {
+            Either::Left(x)
+        } else {
+            Either::Right(x.to_string())
+        }
+    });
+    assert_eq!(
+        small,
+        xs.iter().copied().filter(|&x| x < 500).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        big,
+        xs.iter()
+            .filter(|&&x| x >= 500)
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+    );
+    let over = |&x: &u64| (x > 900).then_some(x * 2);
+    assert_eq!(
+        xs.par_iter().find_map_first(over),
+        xs.iter().find_map(over),
+        "{n}"
+    );
+    if let Some(found) = xs.par_iter().find_map_any(over) {
+        assert!(found > 1800 && xs.contains(&(found / 2)));
+    } else {
+        assert!(xs.iter().all(|&x| x <= 900));
+    }
+    let mut changed = xs.to_vec();
+    if let Some(last) = changed.last_mut() {
+        *last += 1;
+    }
+    for (a, b) in [
+        (xs, &changed[..]),
+        (&changed[..], xs),
+        (xs, xs),
+        (xs, &xs[..n / 2]),
+    ] {
+        assert_eq!(a.par_iter().cmp(b), a.iter().cmp(b), "cmp, {n}");
+        assert_eq!(a.par_iter().partial_cmp(b), a.iter().partial_cmp(b), "{n}");
+        assert_eq!(a.par_iter().eq(b), a.iter().eq(b), "eq, {n}");
+        assert_eq!(a.par_iter().lt(b), a.iter().lt(b), "lt, {n}");
+        assert_eq!(a.par_iter().ge(b), a.iter().ge(b), "ge, {n}");
+    }
+    let (mut firsts, mut seconds) = (vec![7u64; 3], Vec::new());
+    xs.par_iter()
+        .map(|&x| (x, x + 1))
+        .unzip_into_vecs(&mut firsts, &mut seconds);
+    assert_eq!(firsts, xs);
+    assert_eq!(seconds, xs.iter().map(|x| x + 1).collect::<Vec<_>>());
+    assert_eq!(xs.par_iter().opt_len(), Some(n));
+    assert_eq!(xs.par_iter().filter(|_| true).opt_len(), None);
+    let boxed: Box<[u64]> = xs.par_iter().copied().collect();
+    let shared: std::sync::Arc<[u64]> = xs.par_iter().copied().collect();
+    assert_eq!(
+        (&*boxed, &*shared),
+        (xs, xs),
+        "boxed and shared slices, {n}"
+    );
+    let mut copies = vec![u64::MAX];
+    copies.par_extend(xs.par_iter());
+    assert_eq!(copies[1..], *xs, "par_extend by reference, {n}");
+
     assert_eq!(xs.par_iter().min(), xs.iter().min(), "min, {n}");
     assert_eq!(xs.par_iter().max(), xs.iter().max(), "max, {n}");
     assert_eq!(

@@ -7,9 +7,11 @@
 use super::collect::{append, ordered_parts};
 use super::drive::grain;
 use super::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
-use std::sync::Mutex;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 /// Extends a collection with a parallel iterator's items, as rayon's trait of the same
 /// name.
@@ -74,6 +76,96 @@ through_vec! {
     <T> BinaryHeap<T>, T, [T: Ord + Send];
     <T> VecDeque<T>, T, [T: Send];
     <T> LinkedList<T>, T, [T: Send];
+}
+
+/// Slices made from the items in order, through a `Vec`, as rayon's: `Box<[T]>`, `Rc<[T]>`,
+/// `Arc<[T]>`.
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// use std::sync::Arc;
+/// let boxed: Box<[u32]> = (0..3u32).into_par_iter().collect();
+/// let shared: Arc<[u32]> = (0..3u32).into_par_iter().collect();
+/// assert_eq!((&*boxed, &*shared), (&[0, 1, 2][..], &[0, 1, 2][..]));
+/// ```
+macro_rules! slice_from_vec {
+    ($($slice:ty),*) => {$(
+        impl<T: Send> FromParallelIterator<T> for $slice {
+            fn from_par_iter<I>(iter: I) -> Self
+            where
+                I: IntoParallelIterator<Item = T>,
+            {
+                Vec::from_par_iter(iter).into()
+            }
+        }
+    )*};
+}
+
+slice_from_vec!(Box<[T]>, Rc<[T]>, Arc<[T]>);
+
+/// An owned `Cow` of what `C`'s owned form collects, as rayon's.
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// use std::borrow::Cow;
+/// let text: Cow<'_, str> = ["a", "b"].par_iter().copied().collect();
+/// assert_eq!(text, "ab");
+/// ```
+impl<C, T> FromParallelIterator<T> for Cow<'_, C>
+where
+    C: ToOwned + ?Sized,
+    C::Owned: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        Cow::Owned(C::Owned::from_par_iter(iter))
+    }
+}
+
+/// Copies of the referenced items (of keys and values, for maps), as rayon's (and `std`'s
+/// `Extend<&T>`).
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// use std::collections::HashMap;
+/// let mut all = vec![0u8];
+/// all.par_extend(&[1u8, 2][..]);
+/// assert_eq!(all, [0, 1, 2]);
+/// let mut map: HashMap<u8, char> = HashMap::new();
+/// map.par_extend(&HashMap::from([(1u8, 'a')]));
+/// assert_eq!(map[&1], 'a');
+/// ```
+macro_rules! by_copies {
+    ($(<$($param:ident),*> $collection:ty, $item:ty, $copy:expr, [$($bound:tt)*];)*) => {$(
+        impl<'a, $($param),*> ParallelExtend<$item> for $collection
+        where
+            $($bound)*
+        {
+            fn par_extend<I>(&mut self, iter: I)
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                self.par_extend(iter.into_par_iter().map($copy));
+            }
+        }
+    )*};
+}
+
+by_copies! {
+    <T> Vec<T>, &'a T, |&x: &T| x, [T: Copy + Send + Sync + 'a];
+    <T> VecDeque<T>, &'a T, |&x: &T| x, [T: Copy + Send + Sync + 'a];
+    <T> LinkedList<T>, &'a T, |&x: &T| x, [T: Copy + Send + Sync + 'a];
+    <T> BinaryHeap<T>, &'a T, |&x: &T| x, [T: Copy + Ord + Send + Sync + 'a];
+    <T> BTreeSet<T>, &'a T, |&x: &T| x, [T: Copy + Ord + Send + Sync + 'a];
+    <T, S> HashSet<T, S>, &'a T, |&x: &T| x,
+        [T: Copy + Eq + Hash + Send + Sync + 'a, S: BuildHasher + Default + Send];
+    <K, V> BTreeMap<K, V>, (&'a K, &'a V), |(&k, &v): (&K, &V)| (k, v),
+        [K: Copy + Ord + Send + Sync + 'a, V: Copy + Send + Sync + 'a];
+    <K, V, S> HashMap<K, V, S>, (&'a K, &'a V), |(&k, &v): (&K, &V)| (k, v),
+        [K: Copy + Eq + Hash + Send + Sync + 'a, V: Copy + Send + Sync + 'a, S: BuildHasher + Default + Send];
 }
 
 /// A `String` of the items' pieces in order: `char`s, `&str`s, `String`s (anything a

@@ -23,6 +23,7 @@ mod char_range;
 mod chunks;
 mod collect;
 mod collections;
+mod compare;
 mod computed;
 mod consume;
 mod drive;
@@ -34,6 +35,7 @@ mod grain;
 mod identity;
 mod owned;
 mod panic_fuse;
+mod partition;
 mod range_paths;
 mod reshape;
 mod source;
@@ -50,6 +52,8 @@ pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{Chunks, ChunksMut};
 pub use collect::FromParallelIterator;
 pub use computed::Computed;
+/// Either of two values, as `partition_map` takes: the type rayon re-exports.
+pub use either::Either;
 pub use extend::ParallelExtend;
 pub use fold::{Fold, FoldWith, Folding};
 pub use fold_chunks::{FoldChunks, FoldChunksWith};
@@ -626,6 +630,108 @@ pub trait ParallelIterator: Drive + Sized + Send {
         self.map(pred).find_any(|&holds| !holds).is_none()
     }
 
+    /// A value `f` maps an item to, not necessarily the first item's; once one is found, no
+    /// participant looks further, as rayon's `find_map_any`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words = ["a", "7", "b", "9"];
+    /// let number = words.par_iter().find_map_any(|w| w.parse::<u32>().ok());
+    /// assert!(matches!(number, Some(7 | 9)));
+    /// ```
+    fn find_map_any<R, F>(self, f: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_any(|_| true)
+    }
+
+    /// The value `f` maps the first item it maps at all to, in the iterator's order, as
+    /// rayon's `find_map_first`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words = ["a", "7", "b", "9"];
+    /// assert_eq!(words.par_iter().find_map_first(|w| w.parse::<u32>().ok()), Some(7));
+    /// ```
+    fn find_map_first<R, F>(self, f: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_first(|_| true)
+    }
+
+    /// The items split by `pred` into two collections, those for which it holds first,
+    /// each in the iterator's order, as rayon's `partition`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let (even, odd): (Vec<u32>, Vec<u32>) = (0..7u32).into_par_iter().partition(|x| x % 2 == 0);
+    /// assert_eq!((even, odd), (vec![0, 2, 4, 6], vec![1, 3, 5]));
+    /// ```
+    fn partition<A, B, P>(self, pred: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        partition::partition_map(self, |item| {
+            if pred(&item) {
+                Either::Left(item)
+            } else {
+                Either::Right(item)
+            }
+        })
+    }
+
+    /// The items mapped by `f` to either side, each side gathered into its collection in
+    /// the iterator's order, as rayon's `partition_map`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use rayforce_pool::iter::Either;
+    /// let (numbers, words): (Vec<u32>, Vec<&str>) = ["1", "a", "2"]
+    ///     .par_iter()
+    ///     .partition_map(|w| w.parse::<u32>().map_or(Either::Right(*w), Either::Left));
+    /// assert_eq!((numbers, words), (vec![1, 2], vec!["a"]));
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, f: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        partition::partition_map(self, f)
+    }
+
+    /// How many items there are, if known without running the iterator (an indexed one's
+    /// length), as rayon's `opt_len`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert_eq!((0..10u32).into_par_iter().opt_len(), Some(10));
+    /// assert_eq!((0..10u32).into_par_iter().filter(|x| x % 2 == 0).opt_len(), None);
+    /// ```
+    fn opt_len(&self) -> Option<usize> {
+        self.exact().then(|| self.positions())
+    }
+
+    /// The items gathered into a list of `Vec`s, as rayon's `collect_vec_list`: here one
+    /// `Vec`, in the iterator's order.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let list = (0..4u32).into_par_iter().collect_vec_list();
+    /// assert_eq!(list.into_iter().flatten().collect::<Vec<_>>(), [0, 1, 2, 3]);
+    /// ```
+    fn collect_vec_list(self) -> std::collections::LinkedList<Vec<Self::Item>> {
+        std::collections::LinkedList::from([self.collect()])
+    }
+
     /// An item for which `pred` holds, not necessarily the first; once one is found, no
     /// participant looks further.
     ///
@@ -794,6 +900,168 @@ pub trait IndexedParallelIterator: ParallelIterator {
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
         target.clear();
         target.par_extend(self);
+    }
+
+    /// The pairs' first and second items into `left` and `right`, each cleared first and
+    /// its buffer reused, as rayon's `unzip_into_vecs`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let (mut small, mut squares) = (vec![9], Vec::new());
+    /// (0..3u32).into_par_iter().map(|x| (x, x * x)).unzip_into_vecs(&mut small, &mut squares);
+    /// assert_eq!((small, squares), (vec![0, 1, 2], vec![0, 1, 4]));
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        left.clear();
+        right.clear();
+        let mut pair = (std::mem::take(left), std::mem::take(right));
+        pair.par_extend(self);
+        (*left, *right) = pair;
+    }
+
+    /// This iterator's items against `other`'s, lexicographically (the first pair that
+    /// differs decides, else the shorter is less), as rayon's and `std`'s `cmp`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::cmp::Ordering;
+    /// let (a, b) = (vec![1, 2, 3], vec![1, 2, 4]);
+    /// assert_eq!(a.par_iter().cmp(&b), Ordering::Less);
+    /// assert_eq!(a.par_iter().cmp(&a[..2]), Ordering::Greater);
+    /// ```
+    fn cmp<I>(self, other: I) -> CmpOrdering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let order = compare::lexicographic(self, other, |a, b| Some(Ord::cmp(&a, &b)));
+        order.expect("a total order compares every pair")
+    }
+
+    /// As [`cmp`](Self::cmp), by `PartialOrd`: `None` where the first pair that is not
+    /// equal does not compare, as rayon's and `std`'s `partial_cmp`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::cmp::Ordering;
+    /// let (a, b) = (vec![1.0, f64::NAN], vec![2.0, 0.0]);
+    /// assert_eq!(a.par_iter().partial_cmp(&b), Some(Ordering::Less));
+    /// assert_eq!(b.par_iter().partial_cmp(&a), Some(Ordering::Greater));
+    /// assert_eq!(a[1..].par_iter().partial_cmp(&b[1..]), None);
+    /// ```
+    fn partial_cmp<I>(self, other: I) -> Option<CmpOrdering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        compare::lexicographic(self, other, |a, b| PartialOrd::partial_cmp(&a, &b))
+    }
+
+    /// Whether both have equal items at every index and the same length, as rayon's `eq`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let a = vec![1, 2, 3];
+    /// assert!(a.par_iter().eq(&vec![1, 2, 3]));
+    /// assert!(!a.par_iter().eq(&a[..2]));
+    /// ```
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(a, b)| a == b)
+    }
+
+    /// Whether they differ, as rayon's `ne`: `!eq`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert!(vec![1, 2].par_iter().ne(&vec![2, 1]));
+    /// ```
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Whether this is lexicographically less than `other`, as rayon's `lt`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert!(vec![1, 2].par_iter().lt(&vec![1, 3]));
+    /// ```
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(CmpOrdering::Less)
+    }
+
+    /// Whether this is lexicographically less than or equal to `other`, as rayon's `le`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert!(vec![1, 2].par_iter().le(&vec![1, 2]));
+    /// ```
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(CmpOrdering::Less | CmpOrdering::Equal)
+        )
+    }
+
+    /// Whether this is lexicographically greater than `other`, as rayon's `gt`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert!(vec![2].par_iter().gt(&vec![1, 9]));
+    /// ```
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(CmpOrdering::Greater)
+    }
+
+    /// Whether this is lexicographically greater than or equal to `other`, as rayon's
+    /// `ge`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// assert!(vec![1, 2].par_iter().ge(&vec![1]));
+    /// ```
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(CmpOrdering::Greater | CmpOrdering::Equal)
+        )
     }
 
     /// The same iterator. Rayon's `by_exponential_blocks` consumes blocks of growing size one
