@@ -44,7 +44,9 @@ pub trait ParallelScan: Runs {
     }
 
     /// `output[i] = identity op input[0] op ... op input[i - 1]` (so `output[0]` is
-    /// `identity`), for an associative `op` of which `identity` is the identity.
+    /// `identity`), for an associative `op` of which `identity` is the identity. It must
+    /// be one: each block starts from it, so a starting offset passed as `identity` would
+    /// be added once per block, as many times as the blocks' timing makes (add it after).
     ///
     /// # Panics
     /// If `input` and `output` differ in length.
