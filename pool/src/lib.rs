@@ -99,8 +99,8 @@ pub use iter::{range, range_inclusive};
 pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange,
-        ParallelExtend, ParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
+        ParallelDrainRange, ParallelExtend, ParallelIterator,
     };
     pub use crate::ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan};
     pub use crate::slice::{ParallelSlice, ParallelSliceMut};

@@ -1,7 +1,9 @@
 //! rayon's other sources give what `std`'s sequential iteration gives: `char` ranges (the
 //! surrogate gap skipped), `u128`/`i128` ranges (a panic naming the length past
 //! `usize::MAX` items), `empty`, `once`, `repeat`, `repeat_n`, arrays by value (each item
-//! dropped once), `Option`, `Result`, `VecDeque` and `std`'s maps, sets, heaps and lists.
+//! dropped once), `Option`, `Result`, `VecDeque` and `std`'s maps, sets, heaps and lists;
+//! drains of a `VecDeque`'s or `String`'s range and of whole maps, sets and heaps (the
+//! items removed at once, the rest kept), `walk_tree` and `repeatn`.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::iter::{empty, once, range, range_inclusive, repeat, repeat_n};
@@ -444,4 +446,65 @@ fn maps_sets_heaps_and_lists_iterate_as_std_does() {
             same(list.clone().into_par_iter(), list, fine, "LinkedList");
         }
     });
+}
+
+#[test]
+fn drains_remove_their_items_at_once_and_keep_the_rest() {
+    everywhere(|fine| {
+        for n in SIZES {
+            let mut queue: VecDeque<u64> = (0..n as u64).collect();
+            let (from, to) = (n / 3, n - n / 3);
+            let mut serial = queue.clone();
+            let expected: Vec<u64> = serial.drain(from..to).collect();
+            // A search that stops early still removes the whole range.
+            let found = queue
+                .par_drain(from..to)
+                .with_max_len(if fine { 1 } else { usize::MAX })
+                .find_any(|&x| x == from as u64);
+            assert_eq!(found.is_some(), from < to, "{n}");
+            assert_eq!(queue, serial, "what the drain leaves, {n}");
+            assert!(expected
+                .iter()
+                .all(|&x| (from as u64..to as u64).contains(&x)));
+        }
+        let mut text = String::from("añb€c");
+        let taken: String = text.par_drain(1..7).collect();
+        assert_eq!((taken.as_str(), text.as_str()), ("ñb€", "ac"));
+        let mut map: HashMap<u32, u32> = (0..1000).map(|k| (k, k * 2)).collect();
+        let mut pairs: Vec<(u32, u32)> = map.par_drain().collect();
+        pairs.sort_unstable();
+        assert_eq!(pairs, (0..1000).map(|k| (k, k * 2)).collect::<Vec<_>>());
+        assert!(map.is_empty());
+        let mut set: HashSet<u32> = (0..1000).collect();
+        assert_eq!(set.par_drain().map(u64::from).sum::<u64>(), 499_500);
+        assert!(set.is_empty());
+        let mut heap: BinaryHeap<u32> = (0..1000).collect();
+        assert_eq!(heap.par_drain().count(), 1000);
+        assert!(heap.is_empty());
+    });
+}
+
+#[test]
+fn a_string_drain_off_a_char_boundary_panics_as_std() {
+    let message = panic_message(|| {
+        let mut text = String::from("añb");
+        let _ = text.par_drain(2..3).count();
+    });
+    assert!(message.contains("char_boundary"), "{message}");
+}
+
+#[test]
+fn the_unordered_walk_and_rayons_older_names_yield_every_item() {
+    let mut nodes: Vec<u32> = rayforce_pool::iter::walk_tree(1u32, |&n| {
+        (n < 1000)
+            .then_some([2 * n, 2 * n + 1])
+            .into_iter()
+            .flatten()
+    })
+    .collect();
+    nodes.sort_unstable();
+    assert_eq!(nodes, (1..2000).collect::<Vec<u32>>());
+    #[allow(deprecated)]
+    let repeated: Vec<u8> = rayforce_pool::iter::repeatn(3u8, 5).collect();
+    assert_eq!(repeated, [3; 5]);
 }

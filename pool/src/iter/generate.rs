@@ -248,6 +248,18 @@ pub fn repeat_n<T: Clone + Send>(item: T, n: usize) -> RepeatN<T> {
     }
 }
 
+/// rayon 1.10's name for [`repeat_n`], deprecated there since, as here.
+///
+/// ```
+/// #![allow(deprecated)]
+/// use rayforce_pool::prelude::*;
+/// assert_eq!(rayforce_pool::iter::repeatn(7u8, 2).collect::<Vec<_>>(), [7, 7]);
+/// ```
+#[deprecated(note = "use `repeat_n`, as rayon's")]
+pub fn repeatn<T: Clone + Send>(item: T, n: usize) -> RepeatN<T> {
+    repeat_n(item, n)
+}
+
 /// The parallel iterator of `n` clones that [`repeat_n`] makes; indexed. The item is kept
 /// behind a lock (so that it need only be `Send`, as rayon asks), taken once per claimed
 /// range to make that range's clones.

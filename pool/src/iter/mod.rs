@@ -26,6 +26,7 @@ mod collections;
 mod compare;
 mod computed;
 mod consume;
+mod drain;
 mod drive;
 mod extend;
 mod fold;
@@ -52,15 +53,18 @@ pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{Chunks, ChunksMut};
 pub use collect::FromParallelIterator;
 pub use computed::Computed;
+pub use drain::{ParallelDrainFull, ParallelDrainRange};
 /// Either of two values, as `partition_map` takes: the type rayon re-exports.
 pub use either::Either;
 pub use extend::ParallelExtend;
 pub use fold::{Fold, FoldWith, Folding};
 pub use fold_chunks::{FoldChunks, FoldChunksWith};
+#[allow(deprecated)]
+pub use generate::repeatn;
 pub use generate::{empty, once, repeat, repeat_n, Empty, Once, Repeat, RepeatN};
 pub use grain::{MaxLen, MinLen};
 pub use identity::CloneOf;
-pub use owned::{IntoIter, ParallelDrainRange};
+pub use owned::IntoIter;
 pub use panic_fuse::PanicFuse;
 pub use range_paths::{range, range_inclusive};
 pub use reshape::{Chain, Rev, Skip, StepBy, Take};
@@ -69,7 +73,10 @@ pub use source::{
     RangeInclusiveIter, RangeIter,
 };
 pub use split::{split, Cutting, Split};
-pub use walk::{walk_tree_postfix, walk_tree_prefix, WalkTreePostfix, WalkTreePrefix, Walking};
+pub use walk::{
+    walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
+    Walking,
+};
 pub use while_some::{UntilNone, WhileSome};
 pub use with_state::{MapInit, MapWith};
 

@@ -201,39 +201,6 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
     }
 }
 
-/// Moves a range of a collection's items out into a parallel iterator, as rayon's trait of
-/// the same name (in the prelude).
-pub trait ParallelDrainRange<Idx = usize> {
-    /// The parallel iterator made.
-    type Iter: super::ParallelIterator<Item = Self::Item>;
-    /// The type of its items.
-    type Item: Send;
-
-    /// The items at `range`, removed from the collection at once (the items after them
-    /// move down, as `Vec::drain` moves them); the ones no consumer takes are dropped with
-    /// the iterator.
-    ///
-    /// # Panics
-    /// If the range starts after it ends or ends past the length, as `Vec::drain`.
-    ///
-    /// ```
-    /// use rayforce_pool::prelude::*;
-    /// let mut xs: Vec<u32> = (0..10).collect();
-    /// let middle: u32 = xs.par_drain(3..7).sum();
-    /// assert_eq!((middle, xs), (18, vec![0, 1, 2, 7, 8, 9]));
-    /// ```
-    fn par_drain<R: std::ops::RangeBounds<Idx>>(self, range: R) -> Self::Iter;
-}
-
-impl<T: Send> ParallelDrainRange<usize> for &mut Vec<T> {
-    type Iter = IntoIter<T>;
-    type Item = T;
-
-    fn par_drain<R: std::ops::RangeBounds<usize>>(self, range: R) -> IntoIter<T> {
-        IntoIter::new(self.drain(range).collect())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::IntoIter;

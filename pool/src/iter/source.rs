@@ -309,8 +309,10 @@ range_sources!(
 /// ```
 ///
 /// # Panics
-/// Measured or consumed, a range of more than `usize::MAX` items (`0..=u64::MAX`) panics,
-/// saying so: rayon runs those of `u64`, `i64`, `u128` and `i128` unindexed instead.
+/// Measured or consumed, a range of more than `usize::MAX` items (`0..=u64::MAX`, and the
+/// whole of `usize` or `isize`: `0..=usize::MAX`) panics, saying so: rayon runs those of
+/// `u64`, `i64`, `u128` and `i128` unindexed instead, and an inclusive `usize` or `isize`
+/// range as the exclusive one chained with its end.
 #[derive(Debug, Clone)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct RangeInclusiveIter<T> {

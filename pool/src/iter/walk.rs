@@ -11,6 +11,29 @@ pub type WalkTreePrefix<S, B> = Computed<Walking<S, B, true>>;
 /// `iter::walk_tree_postfix(root, children_of)`: the nodes, each after its children.
 pub type WalkTreePostfix<S, B> = Computed<Walking<S, B, false>>;
 
+/// `iter::walk_tree(root, children_of)`: the nodes, in an order not promised (here, each
+/// before its children).
+pub type WalkTree<S, B> = WalkTreePrefix<S, B>;
+
+/// The nodes of the tree under `root`, in an order not promised, as rayon's `walk_tree`
+/// (here [`walk_tree_prefix`]'s).
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// let mut all: Vec<u32> = rayforce_pool::iter::walk_tree(1u32, |&n| (n < 8).then_some(n * 2))
+///     .collect();
+/// all.sort_unstable();
+/// assert_eq!(all, [1, 2, 4, 8]);
+/// ```
+pub fn walk_tree<S, B, I>(root: S, children_of: B) -> WalkTree<S, B>
+where
+    S: Send,
+    B: Fn(&S) -> I + Send + Sync,
+    I: IntoIterator<Item = S>,
+{
+    walk_tree_prefix(root, children_of)
+}
+
 /// The nodes of the tree under `root`, each before its children (`children_of(&node)`, in
 /// their order).
 ///
