@@ -138,7 +138,8 @@ impl PoolBuilder {
         PoolBuilder::default()
     }
 
-    /// Every explicit setting within its bound (readings and tunables are bounded already).
+    /// Every explicit setting within its bound (tunables are bounded already, and the
+    /// widths a reading gives are clamped to `MAX_WIDTH`, whoever made the reading).
     fn check_bounds(&self) -> Result<(), BuildError> {
         let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
         let settings = [

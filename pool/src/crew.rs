@@ -8,7 +8,7 @@ use crate::shared::{Shared, ThreadStart};
 use crate::signal::{Signal, SlotCounts};
 use crate::spin::SpinLimits;
 use crate::stats::StartFailure;
-use crate::sync::{self, thread, unmodeled, Arc, AtomicBool, Mutex, Ordering};
+use crate::sync::{self, thread, Arc, AtomicBool, Mutex, Ordering};
 use crate::worker;
 
 /// Why helpers could not be started.
@@ -25,10 +25,9 @@ pub(crate) struct Crew {
     pub(crate) shared: Arc<Shared>,
     threads: Mutex<Vec<thread::JoinHandle<()>>>,
     /// Why helpers last failed to start: they stay missing (no retry on every dispatch)
-    /// until the widths change. Shown by `stats()` and `inspect`.
+    /// until the widths change. Shown by `stats()` and `inspect`. Whether it holds one is
+    /// `Shared::start_failed`.
     failure: Mutex<Option<StartFailure>>,
-    /// Whether `failure` holds one: every region reads it (`Pool::width`), without the lock.
-    failure_kept: unmodeled::AtomicBool,
     failed: AtomicBool,
 }
 
@@ -50,7 +49,6 @@ impl Crew {
             )),
             threads: Mutex::new(Vec::new()),
             failure: Mutex::new(None),
-            failure_kept: unmodeled::AtomicBool::new(false),
             failed: AtomicBool::new(false),
         };
         crew.grow(helpers, on_start)?;
@@ -144,9 +142,7 @@ impl Crew {
 
     /// Why helpers last failed to start, if they did.
     pub(crate) fn failure(&self) -> Option<StartFailure> {
-        // Relaxed: the lock orders the failure itself; a failure kept a moment ago and
-        // not yet seen reads as none, as it would have a moment earlier.
-        if !self.failure_kept.load(Ordering::Relaxed) {
+        if !self.shared.start_failed() {
             return None;
         }
         *sync::lock(&self.failure)
@@ -156,9 +152,8 @@ impl Crew {
     fn keep_failure(&self, failure: Option<StartFailure>) {
         let mut kept = sync::lock(&self.failure);
         *kept = failure;
-        // Relaxed: under the lock, read by `failure` before it takes it.
-        self.failure_kept
-            .store(failure.is_some(), Ordering::Relaxed);
+        // Under the lock, read by `failure` before it takes it.
+        self.shared.set_start_failed(failure.is_some());
     }
 
     /// Helpers that serve now.

@@ -3,6 +3,7 @@
 //! follow the machine when
 //! affinity or the cgroup quota changes while the program runs (README "Resizing").
 
+use crate::limits::MAX_WIDTH;
 use crate::sync::unmodeled::AtomicU64;
 use crate::sync::{self, Ordering};
 use rayforce_tunables::cpu::{CpuCounts, CpuPolicy, QuotaCap};
@@ -97,16 +98,19 @@ impl Follow {
 }
 
 /// The (narrow, wide) widths a reading gives under `policy`: its count, and for wide
-/// dispatches the schedulable count when `wide` allows (never below the narrow width).
+/// dispatches the schedulable count when `wide` allows (never below the narrow width);
+/// both within `1..=MAX_WIDTH`, whatever the reading says (a caller may make one).
 pub(crate) fn counted_widths(
     counts: &CpuCounts,
     policy: CpuPolicy,
     cap: QuotaCap,
     wide: bool,
 ) -> (usize, usize) {
-    let width = counts.count(policy, cap).max(1);
+    let width = counts.count(policy, cap).clamp(1, MAX_WIDTH);
     let wide_width = if wide {
-        counts.count(CpuPolicy::Schedulable, cap).max(width)
+        counts
+            .count(CpuPolicy::Schedulable, cap)
+            .clamp(width, MAX_WIDTH)
     } else {
         width
     };

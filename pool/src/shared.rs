@@ -3,7 +3,7 @@
 
 use crate::signal::Signal;
 use crate::stats::CounterSet;
-use crate::sync::{self, Arc, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{self, unmodeled, Arc, AtomicUsize, Condvar, Mutex, Ordering};
 
 /// Called on each helper thread as it starts, with the helper's index (1-based: the caller
 /// is worker 0). The runtime binds helper k to an allocator arena with it. Boxed, because
@@ -24,6 +24,9 @@ pub(crate) struct Shared {
     serving: AtomicUsize,
     /// The lowest index among them (`usize::MAX`: none), published with `serving`.
     lowest_serving: AtomicUsize,
+    /// Whether starting helpers last failed: every region reads it (`Pool::width`), without
+    /// the crew's lock.
+    start_failed: unmodeled::AtomicBool,
     /// Where helpers with a start hook report that it returned.
     startup: Startup,
 }
@@ -52,6 +55,7 @@ impl Shared {
             width: AtomicUsize::new(1),
             serving: AtomicUsize::new(0),
             lowest_serving: AtomicUsize::new(usize::MAX),
+            start_failed: unmodeled::AtomicBool::new(false),
             startup: Startup {
                 state: Mutex::new(StartState {
                     reported: 0,
@@ -64,10 +68,28 @@ impl Shared {
         }
     }
 
-    /// The pool's active width, as its pool last set it.
+    /// The pool's active width, as its pool last set it, or, where starting helpers
+    /// failed, the caller and the helpers that serve if fewer (as `Pool::width`).
     pub(crate) fn width(&self) -> usize {
         // Relaxed: a width bounds how many threads joins offer to; nothing it publishes.
-        self.width.load(Ordering::Relaxed)
+        let width = self.width.load(Ordering::Relaxed);
+        if self.start_failed() {
+            width.min(1 + self.serving())
+        } else {
+            width
+        }
+    }
+
+    /// Whether starting helpers last failed (the crew keeps why).
+    pub(crate) fn start_failed(&self) -> bool {
+        // Relaxed: the crew's lock orders the failure itself; a failure kept a moment ago
+        // and not yet seen reads as none, as it would have a moment earlier.
+        self.start_failed.load(Ordering::Relaxed)
+    }
+
+    /// Sets whether starting helpers last failed.
+    pub(crate) fn set_start_failed(&self, failed: bool) {
+        self.start_failed.store(failed, Ordering::Relaxed);
     }
 
     /// Sets the pool's active width (at start, resize, and readings).

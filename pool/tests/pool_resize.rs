@@ -259,7 +259,7 @@ fn a_width_set_by_resize_stays_through_readings_and_the_recheck() {
 }
 
 #[test]
-fn widths_beyond_the_bound_are_clamped_by_resize_and_refused_by_the_builder() {
+fn widths_beyond_the_bound_are_clamped_by_resize_and_readings_and_refused_by_the_builder() {
     let pool = pool_on(2);
     pool.resize(1, 1 << 32);
     assert_eq!((pool.width(), pool.wide_width()), (1, MAX_WIDTH));
@@ -268,6 +268,16 @@ fn widths_beyond_the_bound_are_clamped_by_resize_and_refused_by_the_builder() {
     pool.resize(0, 0);
     assert_eq!((pool.width(), pool.wide_width()), (1, 1));
     pool.dispatch_wide(4, |_| ());
+    // A reading the caller made, of more CPUs than a pool may have, is clamped too (the
+    // same rule sizes a pool built from it).
+    let following = pool_on(2);
+    following.refresh_from(&machine(40_000));
+    assert_eq!(
+        (following.width(), following.wide_width()),
+        (MAX_WIDTH, MAX_WIDTH)
+    );
+    following.refresh_from(&machine(2));
+    following.dispatch(4, |_| ());
 
     let refused = |builder: rayforce_pool::PoolBuilder, named: &str| {
         let err = builder

@@ -119,6 +119,9 @@ fn a_spawned_task_starts_at_once_when_no_helper_can_take_it() {
         .build()
         .unwrap();
     assert!(helperless.stats().start_error.is_some());
+    // One width, inside the pool as outside: the caller alone.
+    assert_eq!(helperless.width(), 1);
+    assert_eq!(helperless.install(rayforce_pool::current_num_threads), 1);
     helperless.scope(|s| {
         let (tx, rx) = mpsc::channel();
         s.spawn(move |_| tx.send(7).unwrap());
