@@ -201,7 +201,8 @@ impl PoolBuilder {
 
     /// The width of `dispatch_wide`, at most [`MAX_WIDTH`] (default: the width when it was
     /// set explicitly, else the schedulable count when `rayforce.pool.wide` is on; never
-    /// below the width).
+    /// below the width). Set, it fixes both widths, as `workers` does: neither follows
+    /// readings of the machine (until [`Pool::resize`](crate::Pool::resize)).
     pub fn wide_workers(mut self, workers: usize) -> Self {
         self.wide_workers = Some(workers);
         self
