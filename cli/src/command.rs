@@ -2,6 +2,7 @@
 
 use crate::failure::Failure;
 use crate::{baseline, compare, engine, inspect, tunables};
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 use rayforce_rt::Runtime;
 use std::ffi::OsString;
@@ -41,6 +42,11 @@ pub(crate) fn run(
             // --help and --version
             let _ = err.print();
             return ExitCode::SUCCESS;
+        }
+        Err(err) if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // No subcommand: the whole help, as a usage error.
+            let _ = err.print();
+            return ExitCode::from(2);
         }
         Err(err) => {
             let rendered = err.render().to_string();

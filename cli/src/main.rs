@@ -29,5 +29,12 @@ static RT: Runtime = Runtime::with_choices(Choices::new().strict_aborts(false));
 static ENGINE: engine::Engine = engine::Engine::new(&RT);
 
 fn main() -> ExitCode {
+    // As other command-line tools: a reader that closed the pipe (`| head`) ends the
+    // process quietly, rather than make `println!` panic on the write.
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     command::run(std::env::args_os(), &RT, ENGINE.kind())
 }

@@ -186,3 +186,36 @@ fn strict_mode_stops_every_subcommand_before_it_runs() {
         );
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_the_listing_quietly_and_no_subcommand_prints_the_usage() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    // A reader that is gone before the first line (`| true`): the write's SIGPIPE ends
+    // the process, as other tools; no panic message.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
+        .arg("tunables")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
+        "{}: {stderr}",
+        out.status
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_rayforce-rt"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("Usage:") && stderr.contains("tunables"),
+        "{stderr}"
+    );
+}
