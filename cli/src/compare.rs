@@ -25,8 +25,8 @@ pub(crate) struct Args {
     /// Probe-side rows of the hash join (default 130000; 65000 with --quick).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     rows: Option<u64>,
-    /// Probe dispatches per hash-join run (default 200; 50 with --quick).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Probe dispatches per hash-join run, at most 100000 (default 200; 50 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     repeat: Option<u64>,
     /// Interleaved rounds, each running every configuration once (default 7; 3 with --quick).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1000))]
