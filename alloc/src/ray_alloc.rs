@@ -234,7 +234,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(1);
 
 impl Drop for RayAlloc {
     /// Waits for the threads bound to this instance to detach (a scoped thread's exit hook
-    /// runs after `std::thread::scope` returned); one still bound after [`EXIT_GRACE`]
+    /// runs after `std::thread::scope` returned); one still bound after a second
     /// aborts the process.
     fn drop(&mut self) {
         if !self.arenas.all_detached_within(EXIT_GRACE) {
