@@ -1,8 +1,8 @@
 //! The adaptors that move positions (`skip`, `take`, `step_by`, `rev`, `chain`), those with
 //! state per range (`map_init`, `map_with` and their `for_each` forms), `flatten_iter` and
 //! `panic_fuse` give what `std`'s give, on every size around the pool's width (also
-//! chained after a `skip` past the end or a `step_by`); an owned source through them drops
-//! each item once.
+//! chained after a `skip` past the end or a `step_by`); an owned source through them, or
+//! flattened, drops each item once.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::prelude::*;
@@ -166,7 +166,14 @@ fn an_owned_source_through_skip_step_by_and_rev_drops_each_item_once() {
         .collect();
     let serial: Vec<u32> = (0..10_000).skip(100).step_by(3).rev().collect();
     assert_eq!(kept, serial);
-    assert_eq!(drops.into_inner(), 10_000);
+    assert_eq!(drops.load(Ordering::Relaxed), 10_000);
+
+    // Owned inner iterators, flattened, the search stopping early: each item dropped once.
+    drops.store(0, Ordering::Relaxed);
+    let rows: Vec<Vec<Counted<'_>>> = (0..100).map(|_| items(100)).collect();
+    let found = rows.into_par_iter().flatten().find_any(|c| c.0 == 50);
+    assert_eq!(found.map(|c| c.0), Some(50));
+    assert_eq!(drops.into_inner(), 10_000, "flatten");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! The parallel iterators give what `std`'s sequential iterators give, as rayon's do: at
 //! 0, 1, 2, the pool's width and 1e6 items, on the default pool and inside `install`,
 //! nested inside one another; `collect`, `find_first`, `position_first`, `reduce`, `min`,
-//! `max` and their `_by` and `_by_key` forms keep the items' order, as do `partition`,
+//! `max` and their `_by` and `_by_key` forms keep the items' order, as do `flat_map` and
+//! `flatten` over parallel inner iterators, `partition`,
 //! `partition_map`, `find_map_first` and the lexicographic comparisons; a panic in `map`
 //! resumes after every item written was dropped once.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
@@ -128,6 +129,22 @@ fn check_all(xs: &[u64]) {
         xs.iter().map(matrix).product::<Mat>(),
         "product in order, {n}"
     );
+    // Parallel inner iterators, flattened in order.
+    let nested: Vec<u64> = xs
+        .par_iter()
+        .flat_map(|&x| (0..x % 4).into_par_iter())
+        .collect();
+    let serial: Vec<u64> = xs.iter().flat_map(|&x| 0..x % 4).collect();
+    assert_eq!(nested, serial, "flat_map, {n}");
+    let rows: Vec<Vec<u64>> = xs.chunks(5).map(<[u64]>::to_vec).collect();
+    let flat: Vec<u64> = rows.clone().into_par_iter().flatten().collect();
+    assert_eq!(flat, xs, "flatten, {n}");
+    let evens: usize = rows
+        .par_iter()
+        .flat_map(|row| row.par_iter().filter(|&&x| x % 2 == 0))
+        .count();
+    assert_eq!(evens, xs.iter().filter(|&&x| x % 2 == 0).count(), "{n}");
+
     // Splitting, searching by a map, comparing, and rayon's other collecting forms.
     let (even, odd): (Vec<u64>, Vec<u64>) = xs.par_iter().partition(|&&x| x % 2 == 0);
     let serial: (Vec<u64>, Vec<u64>) = xs.iter().partition(|&&x| x % 2 == 0);

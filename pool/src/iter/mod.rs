@@ -29,6 +29,7 @@ mod consume;
 mod drain;
 mod drive;
 mod extend;
+mod flat_map;
 mod fold;
 mod fold_chunks;
 mod generate;
@@ -57,6 +58,7 @@ pub use drain::{ParallelDrainFull, ParallelDrainRange};
 /// Either of two values, as `partition_map` takes: the type rayon re-exports.
 pub use either::Either;
 pub use extend::ParallelExtend;
+pub use flat_map::{FlatMap, Flatten, Inner};
 pub use fold::{Fold, FoldWith, Folding};
 pub use fold_chunks::{FoldChunks, FoldChunksWith};
 #[allow(deprecated)]
@@ -151,6 +153,39 @@ pub trait ParallelIterator: Drive + Sized + Send {
         F: Fn(Self::Item) -> Option<R> + Sync + Send,
     {
         FilterMap { base: self, f }
+    }
+
+    /// The items of the parallel iterator `f` makes of each item, in order, as rayon's
+    /// `flat_map` (each inner iterator runs through on the thread that took its item).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let rows = vec![vec![1, 2], vec![], vec![3]];
+    /// let doubled: Vec<i32> = rows.par_iter().flat_map(|row| row.par_iter().map(|x| x * 2)).collect();
+    /// assert_eq!(doubled, [2, 4, 6]);
+    /// ```
+    fn flat_map<U, F>(self, f: F) -> FlatMap<Self, F>
+    where
+        U: IntoParallelIterator,
+        F: Fn(Self::Item) -> U + Sync + Send,
+    {
+        FlatMap { base: self, f }
+    }
+
+    /// The items of each item, itself a parallel iterator or a source of one, in order, as
+    /// rayon's `flatten`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let rows = vec![vec![1, 2], vec![], vec![3]];
+    /// let flat: Vec<i32> = rows.into_par_iter().flatten().collect();
+    /// assert_eq!(flat, [1, 2, 3]);
+    /// ```
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten { base: self }
     }
 
     /// The items of the serial iterator `f` makes of each item, in order.

@@ -1,0 +1,118 @@
+//! `flat_map` and `flatten` over parallel inner iterators, as rayon's: the items of each
+//! item's inner iterator, in order. An inner iterator runs through on the thread whose
+//! range holds its item (its items gathered, then yielded), not shared further.
+
+use super::drive::positions_of_base;
+use super::drive::sealed::Drive;
+use super::{IntoParallelIterator, ParallelIterator};
+use std::marker::PhantomData;
+use std::ops::Range;
+
+/// `iter.flat_map(f)`: the items of the parallel iterator `f` makes of each item, in order.
+#[derive(Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct FlatMap<I, F> {
+    pub(crate) base: I,
+    pub(crate) f: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for FlatMap<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlatMap")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `iter.flatten()`: the items of each item, itself a parallel iterator (or a source of
+/// one), in order.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Flatten<I> {
+    pub(crate) base: I,
+}
+
+impl<I, F, U> Drive for FlatMap<I, F>
+where
+    I: Drive,
+    F: Fn(I::Item) -> U + Sync + Send,
+    U: IntoParallelIterator,
+{
+    type Item = U::Item;
+    type Seq<'a>
+        = Inner<I::Seq<'a>, &'a F, U>
+    where
+        Self: 'a;
+
+    positions_of_base!(exact: false);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: the caller's contract, passed on.
+        Inner::new(unsafe { self.base.seq(range) }, &self.f)
+    }
+}
+
+impl<I> Drive for Flatten<I>
+where
+    I: Drive,
+    I::Item: IntoParallelIterator,
+{
+    type Item = <I::Item as IntoParallelIterator>::Item;
+    type Seq<'a>
+        = Inner<I::Seq<'a>, fn(I::Item) -> I::Item, I::Item>
+    where
+        Self: 'a;
+
+    positions_of_base!(exact: false);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        let itself: fn(I::Item) -> I::Item = |item| item;
+        // SAFETY: the caller's contract, passed on.
+        Inner::new(unsafe { self.base.seq(range) }, itself)
+    }
+}
+
+/// One range's items: each outer item made into its inner iterator by `make`, whose items
+/// are gathered whole, then yielded.
+pub struct Inner<S, M, U: IntoParallelIterator> {
+    outer: S,
+    make: M,
+    current: std::vec::IntoIter<U::Item>,
+    inner: PhantomData<fn() -> U>,
+}
+
+impl<S, M, U: IntoParallelIterator> Inner<S, M, U> {
+    fn new(outer: S, make: M) -> Self {
+        Inner {
+            outer,
+            make,
+            current: Vec::new().into_iter(),
+            inner: PhantomData,
+        }
+    }
+}
+
+impl<S, M, U> Iterator for Inner<S, M, U>
+where
+    S: Iterator,
+    M: Fn(S::Item) -> U,
+    U: IntoParallelIterator,
+{
+    type Item = U::Item;
+
+    fn next(&mut self) -> Option<U::Item> {
+        loop {
+            if let Some(item) = self.current.next() {
+                return Some(item);
+            }
+            let inner = (self.make)(self.outer.next()?).into_par_iter();
+            self.current = items_of(&inner).into_iter();
+        }
+    }
+}
+
+/// Every item of `inner`, in order.
+fn items_of<P: ParallelIterator>(inner: &P) -> Vec<P::Item> {
+    // SAFETY: the whole of `inner`'s positions, asked for once: no other range of it is.
+    unsafe { inner.seq(0..inner.positions()) }.collect()
+}
