@@ -80,7 +80,7 @@ where
 #[must_use]
 pub fn current_num_threads() -> usize {
     current::map(|shared| match shared {
-        Some(shared) => shared.width(),
+        Some(shared) => shared.serving_width(),
         None => default_pool::get().width(),
     })
 }

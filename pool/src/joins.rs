@@ -451,7 +451,7 @@ impl Stack {
             }
             None => {
                 let outlived = self.candidate.replace(index) == index;
-                if !outlived || shared.width() < 2 || self.offer_waits(index) {
+                if !outlived || shared.serving_width() < 2 || self.offer_waits(index) {
                     return;
                 }
                 None

@@ -634,9 +634,16 @@ pub(crate) fn run_chunks_on(
         most_per_claim,
         site,
     };
-    let most = shared.width() - 1;
-    let helpers = most.min(participants.max(1) - 1);
-    run_on(shared, n_tasks, &Chunks(f), region, (helpers, most))
+    // As many helpers as serve, any active one admitted (the indices of those that serve
+    // need not be the lowest).
+    let helpers = (shared.serving_width() - 1).min(participants.max(1) - 1);
+    run_on(
+        shared,
+        n_tasks,
+        &Chunks(f),
+        region,
+        (helpers, shared.width() - 1),
+    )
 }
 
 /// Step 1: the slot the region posts in, or `None` when it runs on the caller alone (one

@@ -68,11 +68,17 @@ impl Shared {
         }
     }
 
-    /// The pool's active width, as its pool last set it, or, where starting helpers
-    /// failed, the caller and the helpers that serve if fewer (as `Pool::width`).
+    /// The pool's active width, as its pool last set it: less one, the highest index of a
+    /// helper that may take a permit posted now.
     pub(crate) fn width(&self) -> usize {
-        // Relaxed: a width bounds how many threads joins offer to; nothing it publishes.
-        let width = self.width.load(Ordering::Relaxed);
+        // Relaxed: a width bounds which threads permits admit; nothing it publishes.
+        self.width.load(Ordering::Relaxed)
+    }
+
+    /// The threads a region may run on now: the active width, or, where starting helpers
+    /// failed, the caller and the helpers that serve if fewer (as `Pool::width`).
+    pub(crate) fn serving_width(&self) -> usize {
+        let width = self.width();
         if self.start_failed() {
             width.min(1 + self.serving())
         } else {

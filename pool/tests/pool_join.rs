@@ -311,3 +311,29 @@ fn outer_join(
     );
     inner_ran_on
 }
+
+#[test]
+fn a_pool_whose_first_helper_never_served_shares_with_the_others() {
+    // Helper 1's start hook panicked; helper 2 serves. Inside `install`, joins and
+    // iterators count one helper but must admit helper 2 by its index.
+    let pool = Pool::builder()
+        .workers(3)
+        .best_effort()
+        .on_thread_start(|helper| assert_ne!(helper, 1, "helper 1 never serves"))
+        .build()
+        .unwrap();
+    assert_eq!(pool.width(), 2);
+    assert_eq!(pool.install(rayforce_pool::current_num_threads), 2);
+    let threads = Mutex::new(std::collections::HashSet::<std::thread::ThreadId>::new());
+    pool.install(|| {
+        (0..64u32).into_par_iter().for_each(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            threads.lock().unwrap().insert(std::thread::current().id());
+        });
+    });
+    assert_eq!(
+        threads.into_inner().unwrap().len(),
+        2,
+        "the caller and helper 2"
+    );
+}
