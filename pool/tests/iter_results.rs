@@ -144,6 +144,12 @@ fn check_all(xs: &[u64]) {
         .flat_map(|row| row.par_iter().filter(|&&x| x % 2 == 0))
         .count();
     assert_eq!(evens, xs.iter().filter(|&&x| x % 2 == 0).count(), "{n}");
+    // An endless inner iterator, searched: as rayon's, the search stops in it.
+    let endless = rows
+        .par_iter()
+        .flat_map(|_| rayforce_pool::iter::repeat(7u64))
+        .find_any(|_| true);
+    assert_eq!(endless, (n > 0).then_some(7), "{n}");
 
     // Splitting, searching by a map, comparing, and rayon's other collecting forms.
     let (even, odd): (Vec<u64>, Vec<u64>) = xs.par_iter().partition(|&&x| x % 2 == 0);

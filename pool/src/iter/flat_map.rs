@@ -1,11 +1,11 @@
 //! `flat_map` and `flatten` over parallel inner iterators, as rayon's: the items of each
 //! item's inner iterator, in order. An inner iterator runs through on the thread whose
-//! range holds its item (its items gathered, then yielded), not shared further.
+//! range holds its item (its items gathered a block at a time, then yielded), not shared
+//! further.
 
 use super::drive::positions_of_base;
 use super::drive::sealed::Drive;
-use super::{IntoParallelIterator, ParallelIterator};
-use std::marker::PhantomData;
+use super::IntoParallelIterator;
 use std::ops::Range;
 
 /// `iter.flat_map(f)`: the items of the parallel iterator `f` makes of each item, in order.
@@ -73,21 +73,27 @@ where
 }
 
 /// One range's items: each outer item made into its inner iterator by `make`, whose items
-/// are gathered whole, then yielded.
+/// are gathered a block at a time (so that a consumer that stops early, or an endless
+/// inner iterator, takes no more), then yielded.
 pub struct Inner<S, M, U: IntoParallelIterator> {
     outer: S,
     make: M,
-    current: std::vec::IntoIter<U::Item>,
-    inner: PhantomData<fn() -> U>,
+    /// The inner iterator being gathered, and its next position.
+    inner: Option<(U::Iter, usize)>,
+    /// The current block's items not yet yielded, last first.
+    block: Vec<U::Item>,
 }
+
+/// How many positions of an inner iterator are gathered at once.
+const BLOCK: usize = 1024;
 
 impl<S, M, U: IntoParallelIterator> Inner<S, M, U> {
     fn new(outer: S, make: M) -> Self {
         Inner {
             outer,
             make,
-            current: Vec::new().into_iter(),
-            inner: PhantomData,
+            inner: None,
+            block: Vec::new(),
         }
     }
 }
@@ -102,17 +108,23 @@ where
 
     fn next(&mut self) -> Option<U::Item> {
         loop {
-            if let Some(item) = self.current.next() {
+            if let Some(item) = self.block.pop() {
                 return Some(item);
             }
-            let inner = (self.make)(self.outer.next()?).into_par_iter();
-            self.current = items_of(&inner).into_iter();
+            match &mut self.inner {
+                Some((inner, next)) if *next < inner.positions() => {
+                    let end = inner.positions().min(next.saturating_add(BLOCK));
+                    // SAFETY: the inner iterator's positions from `next` on are asked for
+                    // once each, in blocks that do not overlap.
+                    self.block.extend(unsafe { inner.seq(*next..end) });
+                    self.block.reverse();
+                    *next = end;
+                }
+                _ => {
+                    let inner = (self.make)(self.outer.next()?).into_par_iter();
+                    self.inner = Some((inner, 0));
+                }
+            }
         }
     }
-}
-
-/// Every item of `inner`, in order.
-fn items_of<P: ParallelIterator>(inner: &P) -> Vec<P::Item> {
-    // SAFETY: the whole of `inner`'s positions, asked for once: no other range of it is.
-    unsafe { inner.seq(0..inner.positions()) }.collect()
 }
