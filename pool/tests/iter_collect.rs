@@ -229,3 +229,25 @@ fn fold_with_no_items_yields_one_identity() {
     let accumulators: Vec<u32> = (0..0u32).into_par_iter().fold(|| 7, |a, b| a + b).collect();
     assert_eq!(accumulators, [7]);
 }
+
+/// A hasher builder with no `Default`: `par_extend` needs none, as rayon's.
+struct Fixed;
+
+impl std::hash::BuildHasher for Fixed {
+    type Hasher = std::collections::hash_map::DefaultHasher;
+
+    fn build_hasher(&self) -> Self::Hasher {
+        std::collections::hash_map::DefaultHasher::new()
+    }
+}
+
+#[test]
+fn maps_and_sets_with_a_hasher_of_their_own_extend_in_parallel() {
+    let mut map = HashMap::with_hasher(Fixed);
+    map.par_extend((0..1000u32).into_par_iter().map(|k| (k, k + 1)));
+    map.par_extend(&HashMap::from([(5000u32, 1u32)]));
+    assert_eq!((map.len(), map[&999], map[&5000]), (1001, 1000, 1));
+    let mut set = HashSet::with_hasher(Fixed);
+    set.par_extend((0..1000u32).into_par_iter());
+    assert_eq!(set.len(), 1000);
+}

@@ -40,11 +40,12 @@ impl<T: Send> ParallelExtend<T> for Vec<T> {
 
 /// `std` collections that take a parallel iterator's items through a `Vec` in its order:
 /// the `Vec` made in parallel (in place for an indexed iterator), inserted on the caller.
+/// `$made` bounds only `collect` (a hasher made by `Default`), as rayon's.
 macro_rules! through_vec {
-    ($(<$($param:ident),*> $collection:ty, $item:ty, [$($bound:tt)*];)*) => {$(
+    ($(<$($param:ident),*> $collection:ty, $item:ty, [$($bound:tt)*], [$($made:tt)*];)*) => {$(
         impl<$($param),*> FromParallelIterator<$item> for $collection
         where
-            $($bound)*
+            $($bound)* $($made)*
         {
             fn from_par_iter<I>(iter: I) -> Self
             where
@@ -69,13 +70,13 @@ macro_rules! through_vec {
 }
 
 through_vec! {
-    <K, V, S> HashMap<K, V, S>, (K, V), [K: Eq + Hash + Send, V: Send, S: BuildHasher + Default + Send];
-    <T, S> HashSet<T, S>, T, [T: Eq + Hash + Send, S: BuildHasher + Default + Send];
-    <K, V> BTreeMap<K, V>, (K, V), [K: Ord + Send, V: Send];
-    <T> BTreeSet<T>, T, [T: Ord + Send];
-    <T> BinaryHeap<T>, T, [T: Ord + Send];
-    <T> VecDeque<T>, T, [T: Send];
-    <T> LinkedList<T>, T, [T: Send];
+    <K, V, S> HashMap<K, V, S>, (K, V), [K: Eq + Hash + Send, V: Send, S: BuildHasher + Send,], [S: Default];
+    <T, S> HashSet<T, S>, T, [T: Eq + Hash + Send, S: BuildHasher + Send,], [S: Default];
+    <K, V> BTreeMap<K, V>, (K, V), [K: Ord + Send, V: Send], [];
+    <T> BTreeSet<T>, T, [T: Ord + Send], [];
+    <T> BinaryHeap<T>, T, [T: Ord + Send], [];
+    <T> VecDeque<T>, T, [T: Send], [];
+    <T> LinkedList<T>, T, [T: Send], [];
 }
 
 /// Slices made from the items in order, through a `Vec`, as rayon's: `Box<[T]>`, `Rc<[T]>`,
@@ -161,11 +162,11 @@ by_copies! {
     <T> BinaryHeap<T>, &'a T, |&x: &T| x, [T: Copy + Ord + Send + Sync + 'a];
     <T> BTreeSet<T>, &'a T, |&x: &T| x, [T: Copy + Ord + Send + Sync + 'a];
     <T, S> HashSet<T, S>, &'a T, |&x: &T| x,
-        [T: Copy + Eq + Hash + Send + Sync + 'a, S: BuildHasher + Default + Send];
+        [T: Copy + Eq + Hash + Send + Sync + 'a, S: BuildHasher + Send];
     <K, V> BTreeMap<K, V>, (&'a K, &'a V), |(&k, &v): (&K, &V)| (k, v),
         [K: Copy + Ord + Send + Sync + 'a, V: Copy + Send + Sync + 'a];
     <K, V, S> HashMap<K, V, S>, (&'a K, &'a V), |(&k, &v): (&K, &V)| (k, v),
-        [K: Copy + Eq + Hash + Send + Sync + 'a, V: Copy + Send + Sync + 'a, S: BuildHasher + Default + Send];
+        [K: Copy + Eq + Hash + Send + Sync + 'a, V: Copy + Send + Sync + 'a, S: BuildHasher + Send];
 }
 
 /// A `String` of the items' pieces in order: `char`s, `&str`s, `String`s (anything a
