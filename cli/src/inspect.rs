@@ -4,7 +4,7 @@
 use crate::failure::Failure;
 use crate::report::Report;
 use crate::topology_report::{NodeReport, PlacementReport};
-use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, Place, SysRoot};
+use rayforce_rt::cpu::{self, Affinity, CpuPolicy, CpuSet, Place, Source, SysRoot};
 use rayforce_rt::Runtime;
 use std::path::PathBuf;
 
@@ -70,6 +70,14 @@ pub(crate) fn run(args: &Args, runtime: &'static Runtime) -> Result<(), Failure>
         Report::of_runtime(runtime) // this process, as its own Runtime sized it, placed as it is
     } else {
         let counts = cpu::read_at(root, affinity);
+        if let (Some(dir), Source::Sysconf) = (&args.sysfs_root, counts.online.source) {
+            // Its online count would be this machine's, not the dump's.
+            return Err(Failure(format!(
+                "--sysfs-root {}: no readable CPU list under sys/devices/system/cpu (expected \
+                 its `online` file or cpuN directories)",
+                dir.display()
+            )));
+        }
         if let Some(set) = &args.cpus {
             if counts.schedulable.fallback {
                 return Err(Failure(format!(

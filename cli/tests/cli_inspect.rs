@@ -320,6 +320,15 @@ fn bad_input_is_one_line_naming_the_value_with_exit_code_2() {
     let out = inspect(&["--bogus"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr).unwrap().contains("--bogus"));
+
+    // A dump whose CPU directory lists no CPU: refused, rather than this machine's count.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(empty.path().join("sys/devices/system/cpu")).unwrap();
+    let out = inspect(&["--sysfs-root", empty.path().to_str().unwrap()]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no readable CPU list"), "{stderr}");
+    assert!(out.stdout.is_empty());
 }
 
 /// Creates a named pipe at `path` (its parent directories too).
