@@ -100,6 +100,15 @@ impl Progress {
     }
 }
 
+impl Drop for Progress {
+    /// Clears the line it left, so that what follows (a failure's message) starts clean.
+    fn drop(&mut self) {
+        if self.0 {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
 /// Bytes of memory per probe-side row.
 const ROW_BYTES: u64 = std::mem::size_of::<u64>() as u64;
 
