@@ -295,12 +295,7 @@ impl Pool {
 
     /// `width`, or the caller and the helpers serving when starting more failed.
     fn capped(&self, width: usize) -> usize {
-        let crew = self.crew();
-        if crew.failure().is_some() {
-            width.min(1 + crew.serving())
-        } else {
-            width
-        }
+        self.crew().shared.capped(width)
     }
 
     /// What the pool has done so far (in this process: a forked child counts afresh), the

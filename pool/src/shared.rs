@@ -75,10 +75,15 @@ impl Shared {
         self.width.load(Ordering::Relaxed)
     }
 
-    /// The threads a region may run on now: the active width, or, where starting helpers
-    /// failed, the caller and the helpers that serve if fewer (as `Pool::width`).
+    /// The threads a region may run on now: the active width, capped as
+    /// [`capped`](Self::capped) says.
     pub(crate) fn serving_width(&self) -> usize {
-        let width = self.width();
+        self.capped(self.width())
+    }
+
+    /// `width`, or, where starting helpers failed, the caller and the helpers that serve
+    /// if fewer (`Pool::width` and `wide_width`).
+    pub(crate) fn capped(&self, width: usize) -> usize {
         if self.start_failed() {
             width.min(1 + self.serving())
         } else {

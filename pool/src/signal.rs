@@ -272,9 +272,8 @@ impl Signal {
         if sleepers > 0 && wake {
             // Below the active helpers, a spinner or a woken helper may be one the limit
             // refuses, and an active helper does not pass a wake-up on: wake every sleeper.
-            // Relaxed: as in `is_active`.
             let limit = helper_limit & !crate::slot::JOINABLE;
-            let below_active = limit < self.active_helpers.load(Ordering::Relaxed);
+            let below_active = limit < self.active_helpers();
             let needed = if below_active { u32::MAX } else { permits };
             self.wake_sleepers(needed, sleepers, None, false);
         }
@@ -369,7 +368,7 @@ impl Signal {
 
     /// Whether helper `index` (1-based) may take permits.
     fn is_active(&self, index: usize) -> bool {
-        index <= self.active_helpers.load(Ordering::Relaxed)
+        index <= self.active_helpers()
     }
 
     /// Parks helper `index` until it is active again (`None`) or the pool shut down. A
