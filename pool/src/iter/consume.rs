@@ -161,29 +161,19 @@ impl<S> Totals<S> {
 }
 
 /// `op` over the items in the iterator's order (`op` associative, not necessarily
-/// commutative, as rayon's `reduce_with`): each range reduced where it ran, the ranges'
-/// results then in order on the caller.
+/// commutative, as rayon's `reduce_with`): each range reduced where it ran, then combined
+/// as `total` combines sums.
 pub(crate) fn reduce_with<I, OP>(iter: &I, op: &OP) -> Option<I::Item>
 where
     I: Drive,
     OP: Fn(I::Item, I::Item) -> I::Item + Sync,
 {
-    run(
-        iter,
-        &Vec::new,
-        |parts: &mut Vec<(usize, I::Item)>, range| {
-            let start = range.start;
-            // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
-            if let Some(part) = unsafe { iter.seq(range) }.reduce(op) {
-                parts.push((start, part));
-            }
-        },
-        |states| {
-            let mut parts: Vec<_> = states.flatten().collect();
-            parts.sort_unstable_by_key(|&(start, _)| start);
-            parts.into_iter().map(|(_, part)| part).reduce(op)
-        },
-    )
+    // An empty range reduces to nothing, which any side absorbs.
+    let merge = |a: Option<I::Item>, b: Option<I::Item>| match (a, b) {
+        (Some(a), Some(b)) => Some(op(a, b)),
+        (a, b) => a.or(b),
+    };
+    total(iter, |items| items.reduce(op), merge).flatten()
 }
 
 /// The item that `better(candidate, best)` prefers over every other, comparing items at
