@@ -6,9 +6,11 @@
 //! tunables. The `rayforce-rt` command line (package `rayforce-cli`) shows what it sizes.
 
 mod cpu_time;
+mod default_offer;
 #[cfg(feature = "rayon")]
 mod rayon_bridge;
 mod runtime;
+mod static_memory;
 
 #[doc(hidden)]
 pub use cpu_time::process_cpu_time;

@@ -7,6 +7,7 @@ use rayforce_tunables::cpu::CpuPolicy;
 use rayforce_tunables::registry::Id;
 use rayforce_tunables::{Choices, Environment, Tunables};
 use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::AtomicBool;
 #[cfg(feature = "rayon")]
 use std::sync::atomic::AtomicUsize;
 use std::sync::Mutex;
@@ -45,6 +46,8 @@ pub struct Runtime {
     pool: ForkOnceCell<(Pool, Tunables)>,
     /// The latest CPU reading the pool took (`None`: only the first allocation's).
     reading: Mutex<Option<CpuCounts>>,
+    /// Whether a thread's binding looked whether to offer the pool as the default one.
+    pub(crate) offer_checked: AtomicBool,
     /// The width of rayon's global pool once `init_rayon_global` built it; 0 before.
     #[cfg(feature = "rayon")]
     pub(crate) rayon_threads: AtomicUsize,
@@ -72,6 +75,7 @@ impl Runtime {
             alloc: RayAlloc::with_choices(choices),
             pool: ForkOnceCell::new(),
             reading: Mutex::new(None),
+            offer_checked: AtomicBool::new(false),
             #[cfg(feature = "rayon")]
             rayon_threads: AtomicUsize::new(0),
         }
@@ -79,10 +83,12 @@ impl Runtime {
 
     /// The pool, built on first use from the allocator's CPU reading and tunables. If some
     /// helper threads cannot be started, it runs with those that could (`pool().stats()`
-    /// says why). Once built, it is the default pool of [`join`](crate::join) and
-    /// [`current_num_threads`](crate::current_num_threads) outside any pool, unless one of
-    /// those ran before (they then built a default pool of their own, with the same CPU
-    /// policy unless the runtime chose another in code).
+    /// says why). It is the default pool, where parallel iterators, [`join`](crate::join),
+    /// [`scope`](crate::scope) and [`current_num_threads`](crate::current_num_threads) run
+    /// outside any pool, built by the first of them if this did not run before, when this
+    /// runtime is the global allocator (the first runtime in static memory to allocate: it
+    /// offers its pool then, on Linux) and the program chose no other default
+    /// ([`Pool::set_default`], `ThreadPoolBuilder::build_global`) before.
     pub fn pool(&'static self) -> &'static Pool {
         &self.pool_and_tunables().0
     }
@@ -174,18 +180,23 @@ impl Runtime {
     }
 }
 
-// SAFETY: every call goes to `RayAlloc`, a conforming allocator, unchanged.
+// SAFETY: every call goes to `RayAlloc`, a conforming allocator, unchanged; the hook it
+// calls when a thread binds allocates nothing.
 unsafe impl GlobalAlloc for Runtime {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract passes through.
-        unsafe { self.alloc.alloc(layout) }
+        unsafe { self.alloc.on_bind(|| self.offer_pool()).alloc(layout) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as above.
-        unsafe { self.alloc.alloc_zeroed(layout) }
+        unsafe {
+            self.alloc
+                .on_bind(|| self.offer_pool())
+                .alloc_zeroed(layout)
+        }
     }
 
     #[inline]
@@ -197,6 +208,10 @@ unsafe impl GlobalAlloc for Runtime {
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: as above.
-        unsafe { self.alloc.realloc(ptr, layout, new_size) }
+        unsafe {
+            self.alloc
+                .on_bind(|| self.offer_pool())
+                .realloc(ptr, layout, new_size)
+        }
     }
 }

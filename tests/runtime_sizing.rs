@@ -14,7 +14,11 @@ static RT: Runtime = Runtime::new(CpuPolicy::Physical);
 /// In the child: print the sizes, one `key=value` per line.
 fn report_sizes() {
     let sizing = RT.sizing();
+    // Before `RT.pool()`: the free functions' default pool is the runtime's, built now.
+    let free_width = rayforce_rt::current_num_threads();
     let pool = RT.pool();
+    println!("\nfree_width={free_width}");
+    println!("default_is_the_runtimes={}", pool.set_default());
     pool.dispatch(4, |_| {
         std::hint::black_box(vec![0u8; 64]);
     });
@@ -48,6 +52,8 @@ fn sizes_come_from_one_reading_and_the_string() {
     }
     let plain = sizes(&[]);
     assert_eq!(plain["policy"], "physical");
+    assert_eq!(plain["default_is_the_runtimes"], "true");
+    assert_eq!(plain["free_width"], plain["pool_width"]);
     assert_eq!(
         plain["pool_width"], plain["cpu_count"],
         "pool width = the policy's count"
@@ -71,6 +77,7 @@ fn sizes_come_from_one_reading_and_the_string() {
         tuned["pool_width"], tuned["online"],
         "the string changed the pool"
     );
+    assert_eq!(tuned["default_is_the_runtimes"], "true");
     let online: usize = tuned["online"].parse().unwrap();
     assert_eq!(
         tuned["arena_limit"],

@@ -20,7 +20,7 @@ mod ray_alloc;
 mod stats;
 
 pub use arenas::{arena_limit, Sizing};
-pub use ray_alloc::RayAlloc;
+pub use ray_alloc::{OnBind, RayAlloc};
 pub use stats::AllocStats;
 
 /// The crate README's examples, compiled and run as doctests so that they stay true.

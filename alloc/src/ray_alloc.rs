@@ -146,20 +146,57 @@ impl RayAlloc {
         AllocStats::of(&self.sizing(), &self.arenas)
     }
 
-    /// Runs `op` with where the calling thread allocates, binding it first if needed. Both
-    /// paths end in a tail call, so the fast one saves no registers.
+    /// This allocator, calling `on_bind` on each thread right after one of its allocations
+    /// bound it to this instance: once per thread and binding, outside any lock the binding
+    /// took, never while a thread cannot bind (re-entered during its binding, or exiting).
+    /// For an owner that must learn, without a cost per allocation, that it serves
+    /// allocations: the runtime offers its pool as the default one there.
+    ///
+    /// ```
+    /// use rayforce_alloc::RayAlloc;
+    /// use std::alloc::{GlobalAlloc, Layout};
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// static ALLOC: RayAlloc = RayAlloc::new();
+    /// static BINDS: AtomicUsize = AtomicUsize::new(0);
+    /// let counted = ALLOC.on_bind(|| {
+    ///     BINDS.fetch_add(1, Ordering::Relaxed);
+    /// });
+    /// let layout = Layout::new::<u64>();
+    /// for _ in 0..2 {
+    ///     // SAFETY: a non-zero-size layout; the block goes back to the allocator it came from.
+    ///     unsafe { counted.dealloc(counted.alloc(layout), layout) };
+    /// }
+    /// assert_eq!(BINDS.load(Ordering::Relaxed), 1);
+    /// ```
     #[inline(always)]
-    fn with_target<R>(&self, op: impl FnOnce(Target) -> R) -> R {
+    #[must_use]
+    pub fn on_bind<F: Fn()>(&self, on_bind: F) -> OnBind<'_, F> {
+        OnBind {
+            alloc: self,
+            on_bind,
+        }
+    }
+
+    /// Runs `op` with where the calling thread allocates, binding it first if needed (then
+    /// calling `on_bind` if it bound). Both paths end in a tail call, so the fast one saves
+    /// no registers.
+    #[inline(always)]
+    fn with_target<R>(&self, on_bind: &impl Fn(), op: impl FnOnce(Target) -> R) -> R {
         match binding::bound(&self.arenas) {
             Some(target) => op(target),
-            None => self.unbound(op),
+            None => self.unbound(on_bind, op),
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn unbound<R>(&self, op: impl FnOnce(Target) -> R) -> R {
-        op(self.bind_slow())
+    fn unbound<R>(&self, on_bind: &impl Fn(), op: impl FnOnce(Target) -> R) -> R {
+        let target = self.bind_slow();
+        // Bound only when the binding completed: a re-entered or exiting thread is not.
+        if binding::bound(&self.arenas).is_some() {
+            on_bind();
+        }
+        op(target)
     }
 
     fn bind_slow(&self) -> Target {
@@ -176,32 +213,48 @@ impl RayAlloc {
 /// The alignment every mimalloc block has: up to it, the unaligned theap calls serve.
 const WORD_ALIGN: usize = core::mem::align_of::<usize>();
 
+/// A [`RayAlloc`] that calls a hook when a thread binds to it ([`RayAlloc::on_bind`]).
+pub struct OnBind<'a, F> {
+    alloc: &'a RayAlloc,
+    on_bind: F,
+}
+
+impl<F> core::fmt::Debug for OnBind<'_, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("OnBind").finish_non_exhaustive()
+    }
+}
+
 // SAFETY: every block comes from a live mimalloc heap with the requested size and alignment
 // (the `_aligned` calls, as the `mimalloc` crate makes them), or is null on failure;
 // `mi_free` and `mi_heap_realloc_aligned` accept blocks of any heap, from any thread.
-unsafe impl GlobalAlloc for RayAlloc {
+unsafe impl<F: Fn()> GlobalAlloc for OnBind<'_, F> {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        self.with_target(move |target| {
-            // SAFETY: the theap is the calling thread's, and valid memory (referenced while
-            // bound, else just looked up); `Layout` guarantees a power-of-two alignment.
-            unsafe { ffi::mi_theap_malloc_aligned(target.theap, layout.size(), layout.align()) }
-        })
-        .cast()
+        self.alloc
+            .with_target(&self.on_bind, move |target| {
+                // SAFETY: the theap is the calling thread's, and valid memory (referenced while
+                // bound, else just looked up); `Layout` guarantees a power-of-two alignment.
+                unsafe { ffi::mi_theap_malloc_aligned(target.theap, layout.size(), layout.align()) }
+            })
+            .cast()
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        self.with_target(move |target| {
-            if layout.align() <= WORD_ALIGN {
-                // SAFETY: as in `alloc`; every mimalloc block is word-aligned.
-                unsafe { ffi::mi_theap_zalloc(target.theap, layout.size()) }
-            } else {
-                // SAFETY: the heap is live; `Layout` guarantees a power-of-two alignment.
-                unsafe { ffi::mi_heap_zalloc_aligned(target.heap, layout.size(), layout.align()) }
-            }
-        })
-        .cast()
+        self.alloc
+            .with_target(&self.on_bind, move |target| {
+                if layout.align() <= WORD_ALIGN {
+                    // SAFETY: as in `alloc`; every mimalloc block is word-aligned.
+                    unsafe { ffi::mi_theap_zalloc(target.theap, layout.size()) }
+                } else {
+                    // SAFETY: the heap is live; `Layout` guarantees a power-of-two alignment.
+                    unsafe {
+                        ffi::mi_heap_zalloc_aligned(target.heap, layout.size(), layout.align())
+                    }
+                }
+            })
+            .cast()
     }
 
     #[inline]
@@ -212,20 +265,53 @@ unsafe impl GlobalAlloc for RayAlloc {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        self.with_target(move |target| {
-            if layout.align() <= WORD_ALIGN {
-                // SAFETY: `ptr` is a mimalloc block; the theap as in `alloc`; every mimalloc
-                // block is word-aligned (what `mi_realloc_aligned` relies on for these too).
-                unsafe { ffi::mi_theap_realloc(target.theap, ptr.cast(), new_size) }
-            } else {
-                // SAFETY: `ptr` is a mimalloc block of `layout`; the caller guarantees
-                // `new_size` with `layout.align()` is a valid layout.
-                unsafe {
-                    ffi::mi_heap_realloc_aligned(target.heap, ptr.cast(), new_size, layout.align())
+        self.alloc
+            .with_target(&self.on_bind, move |target| {
+                if layout.align() <= WORD_ALIGN {
+                    // SAFETY: `ptr` is a mimalloc block; the theap as in `alloc`; every mimalloc
+                    // block is word-aligned (what `mi_realloc_aligned` relies on for these too).
+                    unsafe { ffi::mi_theap_realloc(target.theap, ptr.cast(), new_size) }
+                } else {
+                    // SAFETY: `ptr` is a mimalloc block of `layout`; the caller guarantees
+                    // `new_size` with `layout.align()` is a valid layout.
+                    unsafe {
+                        ffi::mi_heap_realloc_aligned(
+                            target.heap,
+                            ptr.cast(),
+                            new_size,
+                            layout.align(),
+                        )
+                    }
                 }
-            }
-        })
-        .cast()
+            })
+            .cast()
+    }
+}
+
+// SAFETY: the hook that `OnBind` adds allocates nothing of this instance's.
+unsafe impl GlobalAlloc for RayAlloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract passes through.
+        unsafe { self.on_bind(|| ()).alloc(layout) }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as above.
+        unsafe { self.on_bind(|| ()).alloc_zeroed(layout) }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { self.on_bind(|| ()).dealloc(ptr, layout) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as above.
+        unsafe { self.on_bind(|| ()).realloc(ptr, layout, new_size) }
     }
 }
 

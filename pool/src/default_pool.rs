@@ -1,8 +1,9 @@
 //! The default pool: where the free functions (`join`, `current_num_threads`) run outside
 //! any pool's task or `install`, as rayon's global pool. A pool the program chose with
-//! [`Pool::set_default`] (the runtime's pool, once built), else one built on first use by
-//! [`Pool::builder`]'s defaults and the environment's tunables, with whatever helpers can
-//! start; a child forked while another thread built it builds its own.
+//! [`Pool::set_default`]; else the one a maker offered with [`Pool::set_default_maker`]
+//! makes (the runtime's pool, when a runtime is the global allocator); else one built on
+//! first use by [`Pool::builder`]'s defaults and the environment's tunables, with whatever
+//! helpers can start; a child forked while another thread built it builds its own.
 
 #[cfg(not(rayforce_loom))]
 use crate::fork_once::ForkOnceCell;
@@ -13,18 +14,48 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 /// loom nothing sets it.
 static CHOSEN: AtomicPtr<Pool> = AtomicPtr::new(std::ptr::null_mut());
 
+/// The maker offered with `Pool::set_default_maker`, as a `fn() -> &'static Pool`; null
+/// until then.
+static MAKER: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+
 #[cfg(not(rayforce_loom))]
 static BUILT: ForkOnceCell<Pool> = ForkOnceCell::new();
 
 /// The default pool, built now if none was chosen or built yet.
 pub(crate) fn get() -> &'static Pool {
+    if let Some(chosen) = chosen() {
+        return chosen;
+    }
+    #[cfg(not(rayforce_loom))]
+    if let Some(built) = BUILT.get() {
+        return built;
+    }
+    made().unwrap_or_else(build)
+}
+
+/// The pool chosen with `Pool::set_default`, if any.
+fn chosen() -> Option<&'static Pool> {
     // Acquire: pairs with `choose`'s Release, so the chosen pool is seen whole.
     let chosen = CHOSEN.load(Ordering::Acquire);
     // SAFETY: only `choose` stores it, from a `&'static Pool`.
-    if let Some(chosen) = unsafe { chosen.as_ref() } {
-        return chosen;
+    unsafe { chosen.as_ref() }
+}
+
+/// The maker's pool, made the default unless another was chosen meanwhile (then that one).
+fn made() -> Option<&'static Pool> {
+    // The global allocator's first allocation on this thread, if this is it, may offer a
+    // maker (the runtime's does, when it binds the thread): allocate before looking.
+    drop(std::hint::black_box(Box::new(0_u8)));
+    // Relaxed: a function pointer, whose code needs no ordering to be seen.
+    let maker = MAKER.load(Ordering::Relaxed);
+    if maker.is_null() {
+        return None;
     }
-    build()
+    // SAFETY: only `set_default_maker` stores it, from a `fn() -> &'static Pool`.
+    let make = unsafe { std::mem::transmute::<*mut (), fn() -> &'static Pool>(maker) };
+    let pool = make();
+    choose(pool);
+    chosen()
 }
 
 /// Whether a default pool was chosen or built already.
@@ -101,5 +132,39 @@ impl Pool {
     /// ```
     pub fn set_default(&'static self) -> bool {
         choose(self)
+    }
+
+    /// Offers `make` to make the default pool when it is first needed, if no pool is made
+    /// the default before (with [`set_default`](Self::set_default) or
+    /// [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global), which
+    /// take precedence). Returns whether it is the maker now: `false` if the default pool
+    /// was chosen or built already, or another maker was offered. A runtime that is the
+    /// global allocator offers its pool this way at its first allocation.
+    ///
+    /// ```
+    /// use rayforce_pool::{ForkOnceCell, Pool};
+    /// static POOL: ForkOnceCell<Pool> = ForkOnceCell::new();
+    /// fn make() -> &'static Pool {
+    ///     POOL.get_or_init(|| Pool::builder().workers(3).build().unwrap())
+    /// }
+    /// if Pool::set_default_maker(make) {
+    ///     assert_eq!(rayforce_pool::current_num_threads(), 3);
+    /// }
+    /// ```
+    pub fn set_default_maker(make: fn() -> &'static Pool) -> bool {
+        if settled() {
+            return false;
+        }
+        let make = make as *mut ();
+        // Relaxed: see `made`.
+        match MAKER.compare_exchange(
+            std::ptr::null_mut(),
+            make,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => true,
+            Err(offered) => offered == make,
+        }
     }
 }
