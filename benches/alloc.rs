@@ -11,6 +11,7 @@
 
 use criterion::{BenchmarkId, Criterion};
 use rayforce_alloc::RayAlloc;
+use rayforce_tunables::cpu::CpuPolicy;
 use rayforce_tunables::registry::Id;
 use rayforce_tunables::{Choices, Environment};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -18,6 +19,9 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 static RAY: RayAlloc = RayAlloc::new();
+/// The runtime's allocation path (RayAlloc's, with the hook that offers its pool), counted
+/// by `instructions.py alloc` only.
+static RUNTIME: rayforce_rt::Runtime = rayforce_rt::Runtime::new(CpuPolicy::Physical);
 static MIMALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 static JEMALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
@@ -535,6 +539,7 @@ fn main() {
             .expect("allocator:pair|realloc:ops");
         return match allocator {
             Some("rayalloc") => instructions_child(&RAY, realloc, ops),
+            Some("runtime") => instructions_child(&RUNTIME, realloc, ops),
             _ => instructions_child(&MIMALLOC, realloc, ops),
         };
     }

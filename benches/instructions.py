@@ -2,7 +2,7 @@
 """Counts instructions under valgrind's callgrind (instructions are what this noisy
 machine's clock cannot settle), for the allocator or for the pool's dispatch.
 
-alloc: per allocation, free and realloc for RayAlloc and raw mimalloc. Runs the alloc
+alloc: per allocation, free and realloc for RayAlloc, the Runtime over it, and raw mimalloc. Runs the alloc
 bench's instruction-count child (`RAYFORCE_ALLOC_BENCH_INSTRUCTIONS`): single-threaded
 larson steps over 1000 slots of 16..1024 B, each a free and an allocation (pair) or one
 realloc, through `#[inline(never)]` functions whose inclusive cost callgrind reports.
@@ -115,7 +115,7 @@ def alloc():
             ("realloc", "realloc", "counted_realloc")]
     counts = {}
     patterns = {name: name for name in ("counted_alloc", "counted_free", "counted_realloc")}
-    for allocator in ("rayalloc", "mimalloc"):
+    for allocator in ("rayalloc", "runtime", "mimalloc"):
         for op in ("pair", "realloc"):
             env_for = lambda steps: {
                 "RAYFORCE_ALLOC_BENCH_INSTRUCTIONS": f"{allocator}:{op}:{steps}"}
@@ -123,11 +123,12 @@ def alloc():
             if op == "pair":
                 steps["counted_pair"] = steps["counted_alloc"] + steps["counted_free"]
             counts[allocator, op] = steps
-    print("| operation | RayAlloc | mimalloc | RayAlloc / mimalloc |")
-    print("|---|---|---|---|")
+    print("| operation | RayAlloc | Runtime | mimalloc | RayAlloc / mimalloc |")
+    print("|---|---|---|---|---|")
     for label, op, function in rows:
         ray, raw = counts["rayalloc", op][function], counts["mimalloc", op][function]
-        print(f"| {label} | {ray:.1f} | {raw:.1f} | {ray / raw:.3f}x |")
+        runtime = counts["runtime", op][function]
+        print(f"| {label} | {ray:.1f} | {runtime:.1f} | {raw:.1f} | {ray / raw:.3f}x |")
     ray, raw = (counts[a, "pair"]["PROGRAM TOTALS"] for a in ("rayalloc", "mimalloc"))
     print(f"\nwhole larson step (the loop too): RayAlloc {ray:.1f}, mimalloc {raw:.1f}, "
           f"{ray / raw:.3f}x")

@@ -1,6 +1,8 @@
 //! The runtime's pool as the default pool: a runtime that is the global allocator offers it
 //! (`Pool::set_default_maker`) when its first allocation binds a thread, so parallel
-//! iterators, `join` and `scope` run on it even before `Runtime::pool` was called.
+//! iterators, `join` and `scope` run on it even before `Runtime::pool` was called. The
+//! offer holds the runtime's address for the rest of the process: a runtime that made it
+//! aborts the process if dropped (a `static`, the global allocator, never is).
 
 use crate::static_memory;
 use crate::Runtime;
@@ -13,26 +15,51 @@ static OFFERED: AtomicPtr<Runtime> = AtomicPtr::new(std::ptr::null_mut());
 
 impl Runtime {
     /// Offers this runtime's pool as the default one, if this runtime lives in static
-    /// memory, where a `#[global_allocator]` does (and where it is never moved or dropped),
-    /// and no other runtime offered its own. Called on each thread binding, which the
-    /// first allocation of a thread through this runtime makes; only the first call looks.
+    /// memory, where a `#[global_allocator]` does, and no other runtime offered its own.
+    /// Called on each thread binding, which the first allocation of a thread through this
+    /// runtime makes. Until one call has looked, every call looks, so that a thread that
+    /// bound finds the pool offered, or not, once its allocation returns.
     pub(crate) fn offer_pool(&self) {
-        if self.offer_checked.swap(true, Ordering::Relaxed) {
+        // Acquire: pairs with the Release store below, so a thread that skips the look sees
+        // the maker the look offered.
+        if self.offer_checked.load(Ordering::Acquire) {
             return;
         }
-        let this = std::ptr::from_ref(self);
-        if !static_memory::holds(this as usize, std::mem::size_of::<Runtime>()) {
-            return;
+        let this = std::ptr::from_ref(self).cast_mut();
+        if static_memory::holds(this as usize, std::mem::size_of::<Runtime>()) {
+            // Release: pairs with `offered_pool`'s Acquire, so the runtime is seen whole.
+            let offered = OFFERED.compare_exchange(
+                std::ptr::null_mut(),
+                this,
+                Ordering::Release,
+                Ordering::Relaxed,
+            );
+            let ours = match offered {
+                Ok(_) => true,
+                Err(already) => already == this,
+            };
+            if ours {
+                Pool::set_default_maker(offered_pool);
+            }
         }
-        // Release: pairs with `offered_pool`'s Acquire, so the runtime is seen whole.
-        let offered = OFFERED.compare_exchange(
-            std::ptr::null_mut(),
-            this.cast_mut(),
-            Ordering::Release,
-            Ordering::Relaxed,
-        );
-        if offered.is_ok() {
-            Pool::set_default_maker(offered_pool);
+        // Release: pairs with the Acquire load above.
+        self.offer_checked.store(true, Ordering::Release);
+    }
+}
+
+impl Drop for Runtime {
+    /// Aborts the process if this runtime offered its pool as the default one, which code
+    /// on any thread may reach through the offer from now on; otherwise drops nothing of
+    /// its own. A runtime in static memory offers it on its first allocation: one there
+    /// that allocated must stay for the rest of the process, as a `static` does.
+    fn drop(&mut self) {
+        // Relaxed: a runtime compares with its own address, which only it stored, before.
+        if std::ptr::eq(OFFERED.load(Ordering::Relaxed), self) {
+            let message =
+                b"rayforce-rt: a Runtime whose pool was offered as the default pool was dropped; aborting\n";
+            // SAFETY: writing a static buffer to stderr.
+            unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
+            std::process::abort();
         }
     }
 }
@@ -41,8 +68,10 @@ impl Runtime {
 fn offered_pool() -> &'static Pool {
     // Acquire: pairs with `offer_pool`'s Release.
     let runtime = OFFERED.load(Ordering::Acquire);
-    // SAFETY: set once, before this maker was offered, to a runtime in static memory, which
-    // lives for the rest of the program unmoved.
+    // SAFETY: set once, before this maker was offered, to a runtime in static memory that
+    // served an allocation: a `static` (never moved or dropped), or one whose allocations
+    // were called directly, whose caller must then never move it (`Runtime`'s contract);
+    // dropping it aborts the process first.
     unsafe { &*runtime }.pool()
 }
 

@@ -10,7 +10,6 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::AtomicBool;
 #[cfg(feature = "rayon")]
 use std::sync::atomic::AtomicUsize;
-use std::sync::Mutex;
 
 /// What the first allocation fixes; per-knob variables, read later, cannot change them.
 const FIXED_AT_STARTUP: [Id; 6] = [
@@ -36,16 +35,23 @@ const FIXED_AT_STARTUP: [Id; 6] = [
 /// ```
 ///
 /// The first allocation reads the CPUs and `RAYFORCE_TUNABLES` (without allocating) and
-/// fixes the arena limit; the pool, built on first use of [`pool`](Self::pool), takes the
-/// same reading and policy, plus the per-knob variables (`RAYFORCE_CORES`, ...) for its own
-/// knobs. Pool helper k binds to arena k mod the arena limit in force when it starts.
+/// fixes the arena limit; the pool, built on first use (of [`pool`](Self::pool), or of a
+/// parallel operation outside any pool: it is the default pool), takes the same reading
+/// and policy, plus the per-knob variables (`RAYFORCE_CORES`, ...) for its own knobs. Pool
+/// helper k binds to arena k mod the arena limit in force when it starts.
+///
+/// Whoever calls its `GlobalAlloc` methods directly (they are `unsafe`), rather than
+/// through `#[global_allocator]`, keeps [`RayAlloc`]'s contract, and one more: a runtime in
+/// static memory (say inside a `static Mutex`) that served an allocation has offered its
+/// pool as the default one, so it must never be moved out; dropping it aborts the process.
+// `repr(C)` with the allocator first: its address is the runtime's, so the allocation fast
+// path's ownership check compares the thread's binding with `self` as passed.
+#[repr(C)]
 pub struct Runtime {
     pub(crate) alloc: RayAlloc,
     /// The pool and the tunables it was built from (start-up ones plus variables). Built on
     /// first use; a child forked while another thread built it builds its own.
     pool: ForkOnceCell<(Pool, Tunables)>,
-    /// The latest CPU reading the pool took (`None`: only the first allocation's).
-    reading: Mutex<Option<CpuCounts>>,
     /// Whether a thread's binding looked whether to offer the pool as the default one.
     pub(crate) offer_checked: AtomicBool,
     /// The width of rayon's global pool once `init_rayon_global` built it; 0 before.
@@ -74,7 +80,6 @@ impl Runtime {
         Runtime {
             alloc: RayAlloc::with_choices(choices),
             pool: ForkOnceCell::new(),
-            reading: Mutex::new(None),
             offer_checked: AtomicBool::new(false),
             #[cfg(feature = "rayon")]
             rayon_threads: AtomicUsize::new(0),
@@ -139,10 +144,7 @@ impl Runtime {
             #[cfg(target_os = "linux")]
             let pool = pool.on_place(move |helper, node| self.alloc.prefer_node(helper, node));
             let pool = pool
-                .on_reading(move |counts| {
-                    *self.reading.lock().unwrap_or_else(|p| p.into_inner()) = Some(*counts);
-                    self.alloc.follow(counts)
-                })
+                .on_reading(move |counts| self.alloc.follow(counts))
                 .best_effort()
                 .build()
                 .expect("a best-effort pool starts whatever helpers it can");
@@ -173,10 +175,7 @@ impl Runtime {
     /// by its periodic re-check), or, before any, the first allocation's (which the pool is
     /// built from).
     pub fn reading(&self) -> CpuCounts {
-        self.reading
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .unwrap_or_else(|| self.sizing().counts)
+        self.alloc.reading()
     }
 }
 

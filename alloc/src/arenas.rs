@@ -60,11 +60,16 @@ pub(crate) struct Arenas {
     /// The arena limit for threads binding from now on: the first sizing's, until a new
     /// CPU reading changes it (`follow`); 0 until then. Threads already bound stay.
     limit_now: AtomicUsize,
+    /// The latest CPU reading followed (`None`: only the sizing's).
+    ///
+    /// # Safety
+    /// Read and written only under the bind lock, which no forked child inherits held.
+    followed: UnsafeCell<Option<CpuCounts>>,
     arenas: [Arena; MAX_ARENAS],
 }
 
-// SAFETY: `sizing` follows the write-once protocol on its field; the rest is atomics and a
-// mutex.
+// SAFETY: `sizing` follows the write-once protocol on its field, `followed` the bind lock;
+// the rest is atomics.
 unsafe impl Sync for Arenas {}
 
 impl Arenas {
@@ -79,6 +84,7 @@ impl Arenas {
             sizing: UnsafeCell::new(None),
             created: AtomicUsize::new(0),
             limit_now: AtomicUsize::new(0),
+            followed: UnsafeCell::new(None),
             arenas: [EMPTY; MAX_ARENAS],
         }
     }
@@ -151,13 +157,26 @@ impl Arenas {
         }
     }
 
-    /// A new CPU reading: threads placed from now on get at most `limit` arenas (within the
-    /// fixed table); returns whether the limit changed.
-    pub(crate) fn set_limit(&self, sizing: &Sizing, limit: usize) -> bool {
+    /// A new CPU reading, `counts`: threads placed from now on get at most `limit` arenas
+    /// (within the fixed table); returns whether the limit changed.
+    pub(crate) fn follow(&self, sizing: &Sizing, counts: &CpuCounts, limit: usize) -> bool {
         let limit = limit.clamp(1, MAX_ARENAS);
+        let lock = self.lock();
+        // SAFETY: under the bind lock (the field's rule).
+        unsafe { *self.followed.get() = Some(*counts) };
         let before = self.limit(sizing);
         self.limit_now.store(limit, Ordering::Relaxed);
+        drop(lock);
         before != limit
+    }
+
+    /// The latest reading `follow` took, else the sizing's.
+    pub(crate) fn reading(&self, sizing: &Sizing) -> CpuCounts {
+        let lock = self.lock();
+        // SAFETY: under the bind lock (the field's rule).
+        let followed = unsafe { *self.followed.get() };
+        drop(lock);
+        followed.unwrap_or(sizing.counts)
     }
 
     /// Binds a thread to arena `index % limit`, creating arenas up to it if needed; the
@@ -324,30 +343,71 @@ mod tests {
             if current.is_null() {
                 continue;
             }
-            // SAFETY: the child only reads the sizing, then `_exit`s.
-            let pid = unsafe { libc::fork() };
-            if pid == 0 {
-                // SAFETY: alarm has no preconditions.
-                unsafe { libc::alarm(5) };
-                // SAFETY: every instance is leaked, so live in the child too.
-                let arenas = unsafe { &*current };
+            // SAFETY: every instance is leaked, so live in the child too.
+            let arenas = unsafe { &*current };
+            let decided = in_forked_child(|| {
                 while arenas.sizing(&Choices::new()).is_none() {
                     std::hint::spin_loop();
                 }
-                // SAFETY: _exit ends only this child.
-                unsafe { libc::_exit(0) };
-            }
-            assert!(pid > 0, "fork failed");
-            let mut status = 0;
-            // SAFETY: `pid` is this process's child; `status` is valid for writes.
-            assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-            assert!(
-                libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-                "fork {forks}: the child got no sizing (status {status:#x})"
-            );
+            });
+            assert!(decided, "fork {forks}: the child got no sizing");
             forks += 1;
         }
         decider.join().unwrap();
+        assert!(forks > 0);
+    }
+
+    /// Runs `op` in a forked child, which SIGALRM ends after five seconds; whether it
+    /// returned there. The child only runs `op`, then `_exit`s.
+    fn in_forked_child(op: impl FnOnce()) -> bool {
+        // SAFETY: the child runs `op`, which the callers keep to reads and spinning, then
+        // `_exit`s.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            // SAFETY: alarm has no preconditions.
+            unsafe { libc::alarm(5) };
+            op();
+            // SAFETY: _exit ends only this child.
+            unsafe { libc::_exit(0) };
+        }
+        assert!(pid > 0, "fork failed");
+        let mut status = 0;
+        // SAFETY: `pid` is this process's child; `status` is valid for writes.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+    }
+
+    #[test]
+    fn a_child_forked_while_another_thread_follows_a_reading_reads_one() {
+        // A thread follows readings, alternating two, while this one forks; each child
+        // reads the latest, which it must get whole, and soon.
+        static DONE: AtomicBool = AtomicBool::new(false);
+        let arenas: &'static Arenas = Box::leak(Box::new(Arenas::new()));
+        let sizing = arenas
+            .sizing(&Choices::new())
+            .expect("no other thread decides it");
+        let mut other = sizing.counts;
+        other.online.value += 1;
+        let readings = [sizing.counts, other];
+        let follower = std::thread::spawn(move || {
+            for round in 0..200_000 {
+                arenas.follow(&sizing, &readings[round % 2], 1);
+            }
+            DONE.store(true, Ordering::Release);
+        });
+        let mut forks = 0;
+        while !DONE.load(Ordering::Acquire) {
+            let whole = in_forked_child(|| {
+                let reading = arenas.reading(&sizing);
+                if !readings.contains(&reading) {
+                    // SAFETY: _exit ends only this child.
+                    unsafe { libc::_exit(1) };
+                }
+            });
+            assert!(whole, "fork {forks}: the child read no whole reading");
+            forks += 1;
+        }
+        follower.join().unwrap();
         assert!(forks > 0);
     }
 

@@ -119,7 +119,15 @@ impl RayAlloc {
         let sizing = self.sizing();
         let count = counts.count(sizing.policy, sizing.tunables.quota_cap());
         let limit = arena_limit(&sizing.tunables, count);
-        self.arenas.set_limit(&sizing, limit)
+        self.arenas.follow(&sizing, counts, limit)
+    }
+
+    /// The CPU reading the arena limit follows now: the last one passed to
+    /// [`follow`](Self::follow), else the first allocation's. Allocation-free; a child
+    /// forked while another thread followed a reading reads it whole (the lock it takes is
+    /// held across `fork`).
+    pub fn reading(&self) -> CpuCounts {
+        self.arenas.reading(&self.sizing())
     }
 
     /// Returns freed memory to the system now, whatever `rayforce.malloc.purge_delay_ms`
@@ -170,7 +178,7 @@ impl RayAlloc {
     /// ```
     #[inline(always)]
     #[must_use]
-    pub fn on_bind<F: Fn()>(&self, on_bind: F) -> OnBind<'_, F> {
+    pub fn on_bind<F: Fn() + Copy>(&self, on_bind: F) -> OnBind<'_, F> {
         OnBind {
             alloc: self,
             on_bind,
@@ -181,7 +189,7 @@ impl RayAlloc {
     /// calling `on_bind` if it bound). Both paths end in a tail call, so the fast one saves
     /// no registers.
     #[inline(always)]
-    fn with_target<R>(&self, on_bind: &impl Fn(), op: impl FnOnce(Target) -> R) -> R {
+    fn with_target<R>(&self, on_bind: impl FnOnce(), op: impl FnOnce(Target) -> R) -> R {
         match binding::bound(&self.arenas) {
             Some(target) => op(target),
             None => self.unbound(on_bind, op),
@@ -190,7 +198,7 @@ impl RayAlloc {
 
     #[cold]
     #[inline(never)]
-    fn unbound<R>(&self, on_bind: &impl Fn(), op: impl FnOnce(Target) -> R) -> R {
+    fn unbound<R>(&self, on_bind: impl FnOnce(), op: impl FnOnce(Target) -> R) -> R {
         let target = self.bind_slow();
         // Bound only when the binding completed: a re-entered or exiting thread is not.
         if binding::bound(&self.arenas).is_some() {
@@ -228,11 +236,11 @@ impl<F> core::fmt::Debug for OnBind<'_, F> {
 // SAFETY: every block comes from a live mimalloc heap with the requested size and alignment
 // (the `_aligned` calls, as the `mimalloc` crate makes them), or is null on failure;
 // `mi_free` and `mi_heap_realloc_aligned` accept blocks of any heap, from any thread.
-unsafe impl<F: Fn()> GlobalAlloc for OnBind<'_, F> {
+unsafe impl<F: Fn() + Copy> GlobalAlloc for OnBind<'_, F> {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         self.alloc
-            .with_target(&self.on_bind, move |target| {
+            .with_target(self.on_bind, move |target| {
                 // SAFETY: the theap is the calling thread's, and valid memory (referenced while
                 // bound, else just looked up); `Layout` guarantees a power-of-two alignment.
                 unsafe { ffi::mi_theap_malloc_aligned(target.theap, layout.size(), layout.align()) }
@@ -243,7 +251,7 @@ unsafe impl<F: Fn()> GlobalAlloc for OnBind<'_, F> {
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         self.alloc
-            .with_target(&self.on_bind, move |target| {
+            .with_target(self.on_bind, move |target| {
                 if layout.align() <= WORD_ALIGN {
                     // SAFETY: as in `alloc`; every mimalloc block is word-aligned.
                     unsafe { ffi::mi_theap_zalloc(target.theap, layout.size()) }
@@ -266,7 +274,7 @@ unsafe impl<F: Fn()> GlobalAlloc for OnBind<'_, F> {
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         self.alloc
-            .with_target(&self.on_bind, move |target| {
+            .with_target(self.on_bind, move |target| {
                 if layout.align() <= WORD_ALIGN {
                     // SAFETY: `ptr` is a mimalloc block; the theap as in `alloc`; every mimalloc
                     // block is word-aligned (what `mi_realloc_aligned` relies on for these too).

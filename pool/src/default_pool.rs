@@ -53,9 +53,39 @@ fn made() -> Option<&'static Pool> {
     }
     // SAFETY: only `set_default_maker` stores it, from a `fn() -> &'static Pool`.
     let make = unsafe { std::mem::transmute::<*mut (), fn() -> &'static Pool>(maker) };
-    let pool = make();
+    let pool = {
+        let _making = Making::enter();
+        make()
+    };
     choose(pool);
     chosen()
+}
+
+std::thread_local! {
+    /// Whether this thread runs the default pool's maker.
+    static MAKING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks this thread as running the maker until dropped (also when the maker unwinds).
+struct Making;
+
+impl Making {
+    /// Panics if this thread runs the maker already: the maker needed the default pool
+    /// (ran a parallel operation outside any pool), which would wait for itself.
+    fn enter() -> Making {
+        assert!(
+            !MAKING.with(|making| making.replace(true)),
+            "the default pool's maker (`Pool::set_default_maker`) ran a parallel operation \
+             outside any pool, which needs the default pool it is making"
+        );
+        Making
+    }
+}
+
+impl Drop for Making {
+    fn drop(&mut self) {
+        MAKING.with(|making| making.set(false));
+    }
 }
 
 /// Whether a default pool was chosen or built already.
@@ -139,7 +169,10 @@ impl Pool {
     /// [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global), which
     /// take precedence). Returns whether it is the maker now: `false` if the default pool
     /// was chosen or built already, or another maker was offered. A runtime that is the
-    /// global allocator offers its pool this way at its first allocation.
+    /// global allocator offers its pool this way at its first allocation. `make` may run on
+    /// several threads at once (the first pool it returns stays the default); a parallel
+    /// operation it runs outside any pool panics, as it would need the default pool it is
+    /// making.
     ///
     /// ```
     /// use rayforce_pool::{ForkOnceCell, Pool};

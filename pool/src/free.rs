@@ -8,8 +8,9 @@ use crate::scope::{self, Scope};
 
 /// Runs `a` and `b`, `b` possibly on another thread, and returns both results, as rayon's
 /// `join`. Runs on the current pool: the pool whose task, helper or
-/// [`install`](crate::Pool::install) this thread is in, else the default pool (built on
-/// first use from the CPU policy and the tunables, as rayon's global pool).
+/// [`install`](crate::Pool::install) this thread is in, else the default pool (the
+/// runtime's when it is the global allocator, else built on first use from the CPU policy
+/// and the tunables, as rayon's global pool).
 ///
 /// `b` goes to another thread only if one of the pool's threads is idle when this join, or
 /// a join inside `a`, looks, or runs out of work after a later look inside `a` left `b`
