@@ -1,8 +1,9 @@
-//! The slice methods, as rayon's `rayon::slice`: [`ParallelSlice`] (`par_chunks`) and
-//! [`ParallelSliceMut`] (`par_chunks_mut`, rayon's sorts and a radix sort), in the prelude;
-//! `Vec`s and arrays reach them through their slice.
+//! The slice methods, as rayon's `rayon::slice`: [`ParallelSlice`] (`par_chunks`,
+//! `par_chunks_exact`, `par_rchunks`, `par_windows`) and [`ParallelSliceMut`]
+//! (`par_chunks_mut`, rayon's sorts and a radix sort), in the prelude; `Vec`s and arrays
+//! reach them through their slice.
 
-pub use crate::iter::{Chunks, ChunksMut};
+pub use crate::iter::{Chunks, ChunksExact, ChunksMut, Pieces, RChunks, Windows};
 pub use crate::sort::radix_key::RadixKey;
 
 use crate::sort::{cached_key, radix, stable, unstable};
@@ -28,6 +29,62 @@ pub trait ParallelSlice<T: Sync> {
     fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
         assert!(chunk_size != 0, "par_chunks: chunk_size must not be zero");
         Chunks::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// The slice's whole chunks of `chunk_size` items; the rest, fewer at the end, is left
+    /// out ([`remainder`](Pieces::remainder) has it).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 3, 4, 5];
+    /// let sums: Vec<i32> = xs.par_chunks_exact(2).map(|c| c.iter().sum()).collect();
+    /// assert_eq!(sums, [3, 7]);
+    /// ```
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        assert!(
+            chunk_size != 0,
+            "par_chunks_exact: chunk_size must not be zero"
+        );
+        Pieces::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// The slice in chunks of `chunk_size` items from the back, the front one shorter when
+    /// `chunk_size` does not divide the length.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 3, 4, 5];
+    /// let chunks: Vec<&[i32]> = xs.par_rchunks(2).collect();
+    /// assert_eq!(chunks, [&[4, 5][..], &[2, 3], &[1]]);
+    /// ```
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        assert!(chunk_size != 0, "par_rchunks: chunk_size must not be zero");
+        Pieces::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// Every run of `window_size` adjacent items, in order: none if the slice is shorter.
+    ///
+    /// # Panics
+    /// If `window_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 4, 7];
+    /// let steps: Vec<i32> = xs.par_windows(2).map(|w| w[1] - w[0]).collect();
+    /// assert_eq!(steps, [1, 2, 3]);
+    /// ```
+    fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
+        assert!(
+            window_size != 0,
+            "par_windows: window_size must not be zero"
+        );
+        Pieces::new(self.as_parallel_slice(), window_size)
     }
 }
 

@@ -176,7 +176,7 @@ impl Drop for Counted<'_> {
 
 /// The number of positions, as any generic code over the trait may ask.
 fn positions_of<I: ParallelIterator>(iter: &I) -> usize {
-    iter.positions()
+    iter.position_count()
 }
 
 #[test]

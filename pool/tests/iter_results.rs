@@ -4,7 +4,9 @@
 //! `max` and their `_by` and `_by_key` forms keep the items' order, as do `flat_map` and
 //! `flatten` over parallel inner iterators, `partition`,
 //! `partition_map`, `find_map_first` and the lexicographic comparisons; a panic in `map`
-//! resumes after every item written was dropped once.
+//! resumes after every item written was dropped once. rayon's other forms (`update`,
+//! `find_last`, `position_last`, `positions`, `zip_eq`, `take_any`, `skip_any` and their
+//! `_while` forms, the `try_` consumers and folds) keep their promises.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::iter::Either;
@@ -255,6 +257,136 @@ fn every_adaptor_and_consumer_matches_std_on_the_default_pool_and_inside_install
         check_all(&xs);
         pool.install(|| check_all(&xs));
     }
+}
+
+/// rayon's other adaptors and consumers (`update`, the `_last` searches, `positions`,
+/// `zip_eq`, the `_any` counts and tests, the `try_` forms) against `std` on `xs`.
+fn check_the_rest(xs: &[u64]) {
+    let n = xs.len();
+    let updated: Vec<u64> = xs.par_iter().copied().update(|x| *x += 1).collect();
+    assert_eq!(updated, xs.iter().map(|x| x + 1).collect::<Vec<_>>());
+    for target in [0, 7, u64::MAX] {
+        let last = xs.iter().rposition(|&x| x == target);
+        let found = xs.par_iter().enumerate().find_last(|&(_, &x)| x == target);
+        assert_eq!(found.map(|(i, _)| i), last, "find_last {target}, {n}");
+        assert_eq!(xs.par_iter().position_last(|&x| x == target), last);
+        let mapped = xs
+            .par_iter()
+            .enumerate()
+            .find_map_last(|(i, &x)| (x == target).then_some(i));
+        assert_eq!(mapped, last);
+        let positions: Vec<usize> = xs.par_iter().positions(|&x| x == target).collect();
+        let serial: Vec<usize> = (0..n).filter(|&i| xs[i] == target).collect();
+        assert_eq!(positions, serial, "positions {target}, {n}");
+    }
+    let doubled: Vec<u64> = xs.par_iter().zip_eq(xs).map(|(a, b)| a + b).collect();
+    assert_eq!(doubled, xs.iter().map(|x| 2 * x).collect::<Vec<_>>());
+
+    // Items (by index) of `xs`, each at most once.
+    let of_xs = |indices: Vec<usize>| {
+        let mut seen = vec![false; n];
+        indices
+            .into_iter()
+            .all(|i| !std::mem::replace(&mut seen[i], true))
+    };
+    for k in [0, 1, n / 2, n, n + 1] {
+        let taken: Vec<usize> = (0..n).into_par_iter().take_any(k).collect();
+        assert_eq!(taken.len(), k.min(n), "take_any {k} of {n}");
+        assert!(of_xs(taken));
+        let kept: Vec<usize> = (0..n).into_par_iter().skip_any(k).collect();
+        assert_eq!(kept.len(), n - k.min(n), "skip_any {k} of {n}");
+        assert!(of_xs(kept));
+    }
+    let bound = 1 << 19;
+    let small: Vec<u64> = xs
+        .par_iter()
+        .copied()
+        .take_any_while(|&x| x < bound)
+        .collect();
+    assert!(small.iter().all(|&x| x < bound));
+    let every: Vec<u64> = xs.par_iter().copied().take_any_while(|_| true).collect();
+    assert_eq!(every.len(), n, "take_any_while, all held, {n}");
+    // An item the test fails is never skipped.
+    let rest: Vec<u64> = xs
+        .par_iter()
+        .copied()
+        .skip_any_while(|&x| x < bound)
+        .collect();
+    let large = |items: &[u64]| items.iter().filter(|&&x| x >= bound).count();
+    assert_eq!(large(&rest), large(xs), "skip_any_while, {n}");
+    let none: Vec<u64> = xs.par_iter().copied().skip_any_while(|_| true).collect();
+    assert!(none.is_empty());
+
+    let bad = xs.iter().position(|&x| x == 7);
+    let checked: Result<(), usize> =
+        xs.par_iter()
+            .enumerate()
+            .try_for_each(|(i, &x)| if x == 7 { Err(i) } else { Ok(()) });
+    assert_eq!(
+        checked.err().map(|i| xs[i]),
+        bad.map(|i| xs[i]),
+        "try_for_each, {n}"
+    );
+    let counted: Option<()> = xs.par_iter().try_for_each_with(0u64, |seen, _| {
+        *seen += 1;
+        Some(())
+    });
+    assert_eq!(counted, Some(()));
+    let stopped: std::ops::ControlFlow<u64> = xs.par_iter().try_for_each_init(
+        || (),
+        |(), &x| {
+            if x == 7 {
+                std::ops::ControlFlow::Break(x)
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        },
+    );
+    assert_eq!(stopped.break_value(), bad.map(|_| 7));
+
+    let serial_sum: u64 = xs.iter().sum();
+    let sum = xs
+        .par_iter()
+        .map(|&x| Some(x))
+        .try_reduce(|| 0, |a, b| a.checked_add(b));
+    assert_eq!(sum, Some(serial_sum), "try_reduce, {n}");
+    let limit = serial_sum / 2;
+    let capped = xs.par_iter().map(|&x| Ok::<u64, u64>(x)).try_reduce(
+        || 0,
+        |a, b| if a + b > limit { Err(a + b) } else { Ok(a + b) },
+    );
+    assert_eq!(capped.is_err(), serial_sum > limit, "{n}");
+    let with = xs
+        .par_iter()
+        .map(|&x| Some(x))
+        .try_reduce_with(|a, b| a.checked_add(b));
+    assert_eq!(with, (n > 0).then_some(Some(serial_sum)));
+    let folded = xs
+        .par_iter()
+        .try_fold(|| 0u64, |a, &x| a.checked_add(x))
+        .try_reduce(|| 0, |a, b| a.checked_add(b));
+    assert_eq!(folded, Some(serial_sum));
+    let failed = xs
+        .par_iter()
+        .try_fold_with(0u64, |a, &x| if x == 7 { Err(x) } else { Ok(a + x) })
+        .try_reduce(|| 0, |a, b| Ok(a + b));
+    assert_eq!(failed.err(), bad.map(|_| 7), "try_fold_with, {n}");
+}
+
+#[test]
+fn the_rest_of_rayons_adaptors_and_consumers_match_std() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    for n in sizes() {
+        let xs: Vec<u64> = (0..n).map(value).collect();
+        check_the_rest(&xs);
+        pool.install(|| check_the_rest(&xs));
+    }
+}
+
+#[test]
+#[should_panic(expected = "zip_eq: the iterators' lengths differ (3 and 2)")]
+fn zip_eq_refuses_iterators_of_different_lengths() {
+    let _ = [1, 2, 3].par_iter().zip_eq(&[1, 2]);
 }
 
 #[test]

@@ -124,6 +124,15 @@ fn chunks_cut_as_std_cuts() {
                 let serial: Vec<u32> = xs.chunks(size).map(|c| c.iter().sum()).collect();
                 assert_eq!(sums, serial, "len {len}, size {size}");
                 assert_eq!(xs.par_chunks(size).len(), serial.len());
+                let exact: Vec<&[u32]> = xs.par_chunks_exact(size).collect();
+                assert_eq!(exact, xs.chunks_exact(size).collect::<Vec<_>>());
+                let rest = xs.par_chunks_exact(size).remainder();
+                assert_eq!(rest, xs.chunks_exact(size).remainder());
+                let from_back: Vec<&[u32]> = xs.par_rchunks(size).collect();
+                assert_eq!(from_back, xs.rchunks(size).collect::<Vec<_>>());
+                let windows: Vec<&[u32]> = xs.par_windows(size).collect();
+                assert_eq!(windows, xs.windows(size).collect::<Vec<_>>());
+                assert_eq!(xs.par_windows(size).len(), xs.windows(size).len());
                 let mut ys = xs.clone();
                 ys.par_chunks_mut(size).enumerate().for_each(|(i, chunk)| {
                     chunk.iter_mut().for_each(|y| *y += i as u32);

@@ -1,6 +1,6 @@
 //! The adaptors: each wraps an iterator and changes what a range of positions yields
-//! (`map`, `inspect`, `filter`, `filter_map`, `copied`, `cloned`, `flat_map_iter`,
-//! `flatten_iter`), or pairs
+//! (`map`, `inspect`, `update`, `filter`, `filter_map`, `copied`, `cloned`,
+//! `flat_map_iter`, `flatten_iter`), or pairs
 //! positions with their index or another indexed iterator's items (`enumerate`, `zip`).
 
 use super::drive::positions_of_base;
@@ -67,6 +67,64 @@ with_closure!(
     /// `iter.filter_map(f)`: the `Some` values of `f` of each item.
     FilterMap<I, F, R>, [Fn(I::Item) -> Option<R>], R, filter_map, exact: false
 );
+
+/// `iter.update(f)`: the items, each first changed in place by `f`.
+#[derive(Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Update<I, F> {
+    pub(crate) base: I,
+    pub(crate) f: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for Update<I, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Update")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<I, F> Drive for Update<I, F>
+where
+    I: Drive,
+    F: Fn(&mut I::Item) + Sync,
+{
+    type Item = I::Item;
+    type Seq<'a>
+        = Updated<I::Seq<'a>, &'a F>
+    where
+        Self: 'a;
+
+    positions_of_base!(exact: base);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        Updated {
+            // SAFETY: the caller's contract, passed on.
+            items: unsafe { self.base.seq(range) },
+            f: &self.f,
+        }
+    }
+}
+
+/// The items of a range of an [`Update`], each changed as it passes.
+pub struct Updated<S, F> {
+    items: S,
+    f: F,
+}
+
+impl<S: Iterator, F: Fn(&mut S::Item)> Iterator for Updated<S, F> {
+    type Item = S::Item;
+
+    fn next(&mut self) -> Option<S::Item> {
+        let mut item = self.items.next()?;
+        (self.f)(&mut item);
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+}
 
 /// An adaptor that turns an iterator of references into one of values, by the `std`
 /// adaptor of the same name: `Copied` and `Cloned`.
@@ -146,8 +204,8 @@ impl<A: Drive, B: Drive> Drive for Zip<A, B> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.a.positions().min(self.b.positions())
+    fn position_count(&self) -> usize {
+        self.a.position_count().min(self.b.position_count())
     }
 
     fn exact(&self) -> bool {
@@ -168,6 +226,12 @@ impl<A: Drive, B: Drive> Drive for Zip<A, B> {
         unsafe { self.a.seq(range.clone()).zip(self.b.seq(range)) }
     }
 }
+
+/// `a.zip_eq(b)`: a [`Zip`] of two iterators that were as long as each other.
+pub type ZipEq<A, B> = Zip<A, B>;
+
+/// `iter.positions(pred)`: the indices of the items for which `pred` holds.
+pub type Positions<I, P> = FilterMap<Enumerate<Map<I, P>>, fn((usize, bool)) -> Option<usize>>;
 
 /// `iter.flat_map_iter(f)`: the items of the serial iterator `f` makes of each item, in
 /// order.

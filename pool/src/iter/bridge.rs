@@ -99,7 +99,7 @@ where
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         BRIDGE_POSITIONS
     }
 

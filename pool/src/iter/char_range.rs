@@ -43,7 +43,7 @@ impl Drive for RangeIter<char> {
     type Item = char;
     type Seq<'a> = Range<char>;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         let Range { start, end } = self.range;
         dense(end).saturating_sub(dense(start)) as usize
     }
@@ -71,7 +71,7 @@ impl Drive for RangeInclusiveIter<char> {
     type Item = char;
     type Seq<'a> = RangeInclusive<char>;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         if self.range.is_empty() {
             return 0;
         }

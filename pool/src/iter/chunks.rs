@@ -1,5 +1,8 @@
-//! The chunk sources of `slice.par_chunks(n)` and `slice.par_chunks_mut(n)`, indexed by
-//! chunk (position `i` is the chunk that starts at item `i * n`; the last may be shorter).
+//! The chunk sources of a slice, indexed by chunk: `par_chunks(n)` and `par_chunks_mut(n)`
+//! (position `i` is the chunk that starts at item `i * n`; the last may be shorter),
+//! `par_chunks_exact(n)` (the whole chunks only), `par_rchunks(n)` (chunk `i` ends `i * n`
+//! items before the end; the last, at the front, may be shorter) and `par_windows(n)`
+//! (position `i` is the window that starts at item `i`).
 
 use super::drive::sealed::Drive;
 use std::marker::PhantomData;
@@ -33,7 +36,7 @@ impl<'data, T: Sync + 'data> Drive for Chunks<'data, T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.items.len().div_ceil(self.size)
     }
 
@@ -43,6 +46,145 @@ impl<'data, T: Sync + 'data> Drive for Chunks<'data, T> {
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         self.items[items_of(range, self.size, self.items.len())].chunks(self.size)
+    }
+}
+
+/// A shared slice's pieces, indexed as the kind `K` cuts them.
+#[derive(Debug)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Pieces<'data, T, K> {
+    items: &'data [T],
+    size: usize,
+    kind: PhantomData<K>,
+}
+
+impl<T, K> Clone for Pieces<'_, T, K> {
+    fn clone(&self) -> Self {
+        Pieces { ..*self }
+    }
+}
+
+impl<'data, T, K> Pieces<'data, T, K> {
+    /// `items` in pieces of `size` (not 0).
+    pub(crate) fn new(items: &'data [T], size: usize) -> Pieces<'data, T, K> {
+        Pieces {
+            items,
+            size,
+            kind: PhantomData,
+        }
+    }
+}
+
+/// How a piece source cuts a slice: how many pieces, and the pieces of a range of them.
+/// Not nameable outside the crate: the consumers that write in place trust `seq` to yield
+/// one piece per position.
+pub trait Cut {
+    /// The pieces of a range, in order.
+    type Seq<'data, T: 'data>: Iterator<Item = &'data [T]>;
+
+    /// How many pieces `len` items make.
+    fn count(len: usize, size: usize) -> usize;
+
+    /// Pieces `range` (within `count`) of `items`.
+    fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T>;
+}
+
+impl<'data, T: Sync + 'data, K: Cut + Sync> Drive for Pieces<'data, T, K> {
+    type Item = &'data [T];
+    type Seq<'a>
+        = K::Seq<'data, T>
+    where
+        Self: 'a;
+
+    fn position_count(&self) -> usize {
+        K::count(self.items.len(), self.size)
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        K::seq(self.items, self.size, range)
+    }
+}
+
+/// Whole chunks from the front, the rest left out: `par_chunks_exact`.
+#[derive(Debug)]
+pub enum Exact {}
+
+impl Cut for Exact {
+    type Seq<'data, T: 'data> = std::slice::ChunksExact<'data, T>;
+
+    fn count(len: usize, size: usize) -> usize {
+        len / size
+    }
+
+    fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T> {
+        items[range.start * size..range.end * size].chunks_exact(size)
+    }
+}
+
+/// Chunks from the back, the shorter one at the front: `par_rchunks`.
+#[derive(Debug)]
+pub enum FromBack {}
+
+impl Cut for FromBack {
+    type Seq<'data, T: 'data> = std::slice::RChunks<'data, T>;
+
+    fn count(len: usize, size: usize) -> usize {
+        len.div_ceil(size)
+    }
+
+    fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T> {
+        let len = items.len();
+        // Chunk `i` ends `i * size` items before the end; the last starts at 0.
+        let end = len - range.start.saturating_mul(size).min(len);
+        let start = len - range.end.saturating_mul(size).min(len);
+        items[start..end].rchunks(size)
+    }
+}
+
+/// Every run of `size` adjacent items: `par_windows`.
+#[derive(Debug)]
+pub enum Overlapping {}
+
+impl Cut for Overlapping {
+    type Seq<'data, T: 'data> = std::slice::Windows<'data, T>;
+
+    fn count(len: usize, size: usize) -> usize {
+        (len + 1).saturating_sub(size)
+    }
+
+    fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T> {
+        let end = if range.is_empty() {
+            range.start
+        } else {
+            range.end + size - 1
+        };
+        items[range.start..end].windows(size)
+    }
+}
+
+/// `slice.par_chunks_exact(n)`: the whole chunks of `n` items, in order; the rest, fewer
+/// than `n` at the end, is [`remainder`](Pieces::remainder).
+pub type ChunksExact<'data, T> = Pieces<'data, T, Exact>;
+/// `slice.par_rchunks(n)`: chunks of `n` items from the back; the front one may be shorter.
+pub type RChunks<'data, T> = Pieces<'data, T, FromBack>;
+/// `slice.par_windows(n)`: every run of `n` adjacent items, in order.
+pub type Windows<'data, T> = Pieces<'data, T, Overlapping>;
+
+impl<'data, T> ChunksExact<'data, T> {
+    /// The items after the last whole chunk: fewer than the chunk size.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 3, 4, 5];
+    /// assert_eq!(xs.par_chunks_exact(2).remainder(), [5]);
+    /// ```
+    #[must_use]
+    pub fn remainder(&self) -> &'data [T] {
+        &self.items[self.items.len() / self.size * self.size..]
     }
 }
 
@@ -85,7 +227,7 @@ impl<'data, T: Send + 'data> Drive for ChunksMut<'data, T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.len.div_ceil(self.size)
     }
 

@@ -56,7 +56,7 @@ fn in_place<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
         append_ranges(
             runs,
             out,
-            iter.positions(),
+            iter.position_count(),
             IN_AN_ITERATOR,
             &|range, part, caught| {
                 let start = range.start;
@@ -77,7 +77,7 @@ fn by_ranges<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
     let mut gathered: Vec<Gathered<I::Item>> = Target::current(grain(iter), |runs| {
         pipeline::run_any_state(
             runs,
-            iter.positions(),
+            iter.position_count(),
             Claims::FromHomes,
             &Gathered::default,
             |gathered: &mut Gathered<I::Item>, range| {
@@ -244,7 +244,7 @@ where
     let mut parts: Vec<(Range<usize>, P)> = Target::current(grain, |runs| {
         pipeline::run_any_state(
             runs,
-            iter.positions(),
+            iter.position_count(),
             Claims::FromHomes,
             &Vec::new,
             |parts: &mut Vec<(Range<usize>, P)>, range| {

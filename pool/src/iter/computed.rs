@@ -64,7 +64,7 @@ impl<M: Make> Computed<M> {
 
 impl<M: Make> std::fmt::Debug for Computed<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let made = self.items.get().map(Drive::positions);
+        let made = self.items.get().map(Drive::position_count);
         f.debug_struct("Computed")
             .field("made", &made)
             .finish_non_exhaustive()
@@ -78,8 +78,8 @@ impl<M: Make> Drive for Computed<M> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.items().positions()
+    fn position_count(&self) -> usize {
+        self.items().position_count()
     }
 
     fn exact(&self) -> bool {

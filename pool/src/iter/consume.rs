@@ -49,7 +49,7 @@ where
     Target::current(grain(iter), |runs| {
         pipeline::run_any_state(
             runs,
-            iter.positions(),
+            iter.position_count(),
             claims,
             init,
             fold,
@@ -217,7 +217,7 @@ where
     Target::current(grain(iter), |runs| {
         find_in_blocks(
             runs,
-            iter.positions(),
+            iter.position_count(),
             &search,
             |&(order, _)| order,
             IN_AN_ITERATOR,
@@ -239,8 +239,39 @@ where
         items.position(pred).map(|k| from + k)
     };
     Target::current(grain(iter), |runs| {
-        find_in_blocks(runs, iter.positions(), &search, |&at| at, IN_AN_ITERATOR)
+        find_in_blocks(
+            runs,
+            iter.position_count(),
+            &search,
+            |&at| at,
+            IN_AN_ITERATOR,
+        )
     })
+}
+
+/// The last match of `pred` in the iterator's order, with its [`Order`]: every item is
+/// looked at (ranges are claimed from the front).
+pub(crate) fn find_last<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
+where
+    I: Drive,
+    P: Fn(&I::Item) -> bool + Sync,
+{
+    run(
+        iter,
+        &|| None,
+        |found: &mut Option<(Order, I::Item)>, range| {
+            // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
+            let hit = unsafe { ordered(iter, range) }
+                .filter(|(_, x)| pred(x))
+                .last();
+            if let Some(hit) = hit {
+                if found.as_ref().is_none_or(|(order, _)| hit.0 > *order) {
+                    *found = Some(hit);
+                }
+            }
+        },
+        |states| states.flatten().max_by_key(|(order, _)| *order),
+    )
 }
 
 /// The first match of `pred` in the iterator's order, with its [`Order`]. Ranges are

@@ -20,7 +20,7 @@ pub(crate) mod sealed {
             Self: 'a;
 
         /// How many positions: the source's length.
-        fn positions(&self) -> usize;
+        fn position_count(&self) -> usize;
 
         /// Whether each position yields exactly one item (an indexed iterator: a source,
         /// and `map`, `enumerate`, `zip`, `copied`, `cloned` over indexed ones).
@@ -41,7 +41,7 @@ pub(crate) mod sealed {
         /// The items of the positions in `range`, in order.
         ///
         /// # Safety
-        /// Within `0..positions()`, and disjoint from every other range asked for by the
+        /// Within `0..position_count()`, and disjoint from every other range asked for by the
         /// same consumer: a mutable source hands out each item once.
         unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_>;
     }
@@ -50,7 +50,7 @@ pub(crate) mod sealed {
 pub(crate) use sealed::Drive;
 
 /// The `Drive` methods of an adaptor over `self.base` whose positions are its base's:
-/// `positions`, the grain (`min_len`, `max_len`), and `exact` as the base's (`base`), or
+/// `position_count`, the grain (`min_len`, `max_len`), and `exact` as the base's (`base`), or
 /// always `true` or `false`.
 macro_rules! positions_of_base {
     (exact: base) => {
@@ -66,8 +66,8 @@ macro_rules! positions_of_base {
         positions_of_base!(@positions);
     };
     (@positions) => {
-        fn positions(&self) -> usize {
-            self.base.positions()
+        fn position_count(&self) -> usize {
+            self.base.position_count()
         }
         positions_of_base!(@grain);
     };

@@ -112,8 +112,8 @@ where
                 return Some(item);
             }
             match &mut self.inner {
-                Some((inner, next)) if *next < inner.positions() => {
-                    let end = inner.positions().min(next.saturating_add(BLOCK));
+                Some((inner, next)) if *next < inner.position_count() => {
+                    let end = inner.position_count().min(next.saturating_add(BLOCK));
                     // SAFETY: the inner iterator's positions from `next` on are asked for
                     // once each, in blocks that do not overlap.
                     self.block.extend(unsafe { inner.seq(*next..end) });

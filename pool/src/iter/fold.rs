@@ -51,7 +51,7 @@ where
     fn make(&self) -> Vec<ID::Accumulator> {
         let ranges = crate::current_num_threads() * RANGES_PER_THREAD;
         let mut coarse = grain(&self.base);
-        coarse.min = coarse.min.max(self.base.positions().div_ceil(ranges));
+        coarse.min = coarse.min.max(self.base.position_count().div_ceil(ranges));
         let mut accumulators = ordered_parts(&self.base, coarse, |accumulator, items| {
             items.fold(
                 accumulator.unwrap_or_else(|| self.identity.make()),

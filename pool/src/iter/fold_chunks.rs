@@ -46,8 +46,8 @@ where
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.base.positions().div_ceil(self.size)
+    fn position_count(&self) -> usize {
+        self.base.position_count().div_ceil(self.size)
     }
 
     fn exact(&self) -> bool {
@@ -79,7 +79,7 @@ where
     fn next(&mut self) -> Option<ID::Accumulator> {
         let chunk = self.chunks.next()?;
         let of = self.of;
-        let n = of.base.positions();
+        let n = of.base.position_count();
         let start = chunk * of.size;
         let items = start..start.saturating_add(of.size).min(n);
         // SAFETY: chunks of disjoint ranges of chunk positions are disjoint ranges of the

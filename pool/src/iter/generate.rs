@@ -59,7 +59,7 @@ impl<T: Send> Drive for Empty<T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         0
     }
 
@@ -117,8 +117,8 @@ impl<T: Send> Drive for Once<T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.item.positions()
+    fn position_count(&self) -> usize {
+        self.item.position_count()
     }
 
     fn exact(&self) -> bool {
@@ -219,8 +219,8 @@ impl<T: Clone + Send> Drive for Repeat<T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.items.positions()
+    fn position_count(&self) -> usize {
+        self.items.position_count()
     }
 
     fn exact(&self) -> bool {
@@ -294,7 +294,7 @@ impl<T: Clone + Send> Drive for RepeatN<T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.count
     }
 

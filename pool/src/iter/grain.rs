@@ -26,8 +26,8 @@ macro_rules! with_len {
             where
                 Self: 'a;
 
-            fn positions(&self) -> usize {
-                self.base.positions()
+            fn position_count(&self) -> usize {
+                self.base.position_count()
             }
 
             fn exact(&self) -> bool {

@@ -8,14 +8,15 @@
 //! Here: sources over slices (also in chunks), `Vec`s, arrays, `Option`, `Result` and
 //! `std`'s other containers, integer and `char` ranges, strings (`crate::str`), `split`,
 //! tree walks, `empty`/`once`/`repeat`/`repeat_n` and `par_bridge`; the adaptors `map`,
-//! `map_init`/`map_with`, `inspect`, `filter`, `filter_map`, `flat_map_iter`,
-//! `flatten_iter`, `copied`, `cloned`, `enumerate`, `zip`, `chain`, `skip`, `take`,
-//! `step_by`, `rev`, `fold`/`fold_with`, `fold_chunks`, `with_min_len`/`with_max_len`,
-//! `panic_fuse`; the consumers `for_each` (and `_init`/`_with`), `count`, `sum`,
-//! `product`, `reduce`, `reduce_with`, `min`, `max` and their `_by` and `_by_key` forms,
-//! `any`, `all`, `find_any`, `find_first`, `position_any`, `position_first`, `unzip`,
-//! `collect` (and `collect_into_vec`) into `Vec`s and `std`'s other collections, and
-//! `par_extend`.
+//! `map_init`/`map_with`, `inspect`, `update`, `filter`, `filter_map`, `flat_map_iter`,
+//! `flatten_iter`, `copied`, `cloned`, `enumerate`, `zip`/`zip_eq`, `chain`, `skip`,
+//! `take`, `take_any`/`skip_any` (and `_while`), `step_by`, `rev`, `positions`,
+//! `fold`/`fold_with` (and `try_`), `fold_chunks`, `with_min_len`/`with_max_len`,
+//! `panic_fuse`; the consumers `for_each` (and `_init`/`_with`, and `try_`), `count`,
+//! `sum`, `product`, `reduce`, `reduce_with` (and `try_`), `min`, `max` and their `_by`
+//! and `_by_key` forms, `any`, `all`, `find_any`, `find_first`, `find_last`,
+//! `position_any`, `position_first`, `position_last`, `unzip`, `collect` (and
+//! `collect_into_vec`) into `Vec`s and `std`'s other collections, and `par_extend`.
 
 mod adapt;
 mod bridge;
@@ -42,16 +43,20 @@ mod range_paths;
 mod reshape;
 mod source;
 mod split;
+mod take_any;
 pub(crate) mod text;
+mod tries;
 mod walk;
 mod while_some;
 mod with_state;
 
 pub use adapt::{
-    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, FlattenIter, Inspect, Map, Zip,
+    Cloned, Copied, Enumerate, Filter, FilterMap, FlatMapIter, FlattenIter, Inspect, Map,
+    Positions, Update, Zip, ZipEq,
 };
 pub use bridge::{IterBridge, ParallelBridge};
-pub use chunks::{Chunks, ChunksMut};
+use chunks::Cut;
+pub use chunks::{Chunks, ChunksExact, ChunksMut, Pieces, RChunks, Windows};
 pub use collect::FromParallelIterator;
 pub use computed::Computed;
 pub use drain::{ParallelDrainFull, ParallelDrainRange};
@@ -75,6 +80,7 @@ pub use source::{
     RangeInclusiveIter, RangeIter,
 };
 pub use split::{split, Cutting, Split};
+pub use take_any::{AnyItems, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile};
 pub use walk::{
     walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
     Walking,
@@ -83,8 +89,11 @@ pub use while_some::{UntilNone, WhileSome};
 pub use with_state::{MapInit, MapWith};
 
 use drive::sealed::Drive;
+use identity::sealed::Identity;
 use std::cmp::Ordering as CmpOrdering;
 use std::iter::{Product, Sum};
+use std::ops::ControlFlow;
+use tries::{FirstFailure, Try};
 
 /// A parallel iterator, as rayon's trait of the same name: adaptors make new ones, and a
 /// consumer runs it on the current pool (the pool whose task, helper or
@@ -120,6 +129,21 @@ pub trait ParallelIterator: Drive + Sized + Send {
         F: Fn(&Self::Item) + Sync + Send,
     {
         Inspect { base: self, f }
+    }
+
+    /// The items, each first changed in place by `f`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let padded: Vec<String> =
+    ///     vec!["a".to_owned(), "b".to_owned()].into_par_iter().update(|s| s.push('!')).collect();
+    /// assert_eq!(padded, ["a!", "b!"]);
+    /// ```
+    fn update<F>(self, f: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update { base: self, f }
     }
 
     /// The items for which `pred` holds.
@@ -403,6 +427,187 @@ pub trait ParallelIterator: Drive + Sized + Send {
         }
     }
 
+    /// `n` of the items (all if there are fewer), not necessarily the first: the
+    /// participants share one count, as rayon's `take_any`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let some: Vec<u32> = (0..1000u32).into_par_iter().filter(|x| x % 2 == 0).take_any(10).collect();
+    /// assert_eq!(some.len(), 10);
+    /// assert!(some.iter().all(|x| x % 2 == 0));
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        AnyItems::new(self, take_any::TakeCount::new(n))
+    }
+
+    /// The items but `n` of them (none if there are fewer), not necessarily the first,
+    /// as rayon's `skip_any`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let rest: Vec<u32> = (0..1000u32).into_par_iter().skip_any(990).collect();
+    /// assert_eq!(rest.len(), 10);
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        AnyItems::new(self, take_any::SkipCount::new(n))
+    }
+
+    /// Items for which `pred` holds, until a participant meets one for which it does not;
+    /// none after that, as rayon's `take_any_while`. Which items before it are taken is
+    /// not promised.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let small: Vec<u32> = (0..1000u32).into_par_iter().take_any_while(|&x| x < 500).collect();
+    /// assert!(small.iter().all(|&x| x < 500));
+    /// ```
+    fn take_any_while<P>(self, pred: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        AnyItems::new(self, take_any::TakeWhile::new(pred))
+    }
+
+    /// Every item but those for which `pred` holds met before a participant met one for
+    /// which it does not, as rayon's `skip_any_while`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let large: Vec<u32> = (0..1000u32).into_par_iter().skip_any_while(|&x| x < 500).collect();
+    /// assert!((500..1000).all(|x| large.contains(&x)));
+    /// ```
+    fn skip_any_while<P>(self, pred: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        AnyItems::new(self, take_any::SkipWhile::new(pred))
+    }
+
+    /// Calls `op` on each item until one returns a failure (`None`, `Err`,
+    /// `ControlFlow::Break`), then no participant takes another item; returns a failure
+    /// one met (not necessarily the first in order), else success, as rayon's.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let checked: Result<(), String> = (0..100u32)
+    ///     .into_par_iter()
+    ///     .try_for_each(|x| if x == 42 { Err(format!("{x} is bad")) } else { Ok(()) });
+    /// assert_eq!(checked, Err("42 is bad".to_owned()));
+    /// ```
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        tries::until_failure(|failure| {
+            self.map(|item| failure.output(op(item)))
+                .while_some()
+                .for_each(drop);
+        })
+    }
+
+    /// As [`try_for_each`](Self::try_for_each), with a clone of `value` as state per
+    /// claimed range, as rayon's `try_for_each_with`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (sender, receiver) = channel();
+    /// let sent = (0..5u32).into_par_iter().try_for_each_with(sender, |s, x| s.send(x));
+    /// assert!(sent.is_ok());
+    /// assert_eq!(receiver.iter().count(), 5);
+    /// ```
+    fn try_for_each_with<OP, T, R>(self, value: T, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Try<Output = ()> + Send,
+    {
+        tries::until_failure(|failure| {
+            self.map_with(value, |state, item| failure.output(op(state, item)))
+                .while_some()
+                .for_each(drop);
+        })
+    }
+
+    /// As [`try_for_each`](Self::try_for_each), with a state made by `init()` per claimed
+    /// range, as rayon's `try_for_each_init`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let parsed: Option<()> = ["1", "22", "x"]
+    ///     .par_iter()
+    ///     .try_for_each_init(String::new, |buffer, s| {
+    ///         buffer.clear();
+    ///         buffer.push_str(s);
+    ///         buffer.parse::<u32>().ok().map(drop)
+    ///     });
+    /// assert_eq!(parsed, None);
+    /// ```
+    fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        tries::until_failure(|failure| {
+            self.map_init(init, |state, item| failure.output(op(state, item)))
+                .while_some()
+                .for_each(drop);
+        })
+    }
+
+    /// The items' outputs combined by `op` in the items' order (`identity()` when there
+    /// are none), until an item or a combination is a failure, as rayon's `try_reduce`:
+    /// then a failure met (not necessarily the first in order).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let sum = (1..=100u32).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, Some(5050));
+    /// let overflow = (1..=100u8).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(overflow, None);
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+        T: Send,
+    {
+        self.try_reduce_with(op)
+            .unwrap_or_else(|| Self::Item::from_output(identity()))
+    }
+
+    /// As [`try_reduce`](Self::try_reduce) with no identity: `None` when there are no
+    /// items, as rayon's `try_reduce_with`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let max: Option<Result<u32, String>> =
+    ///     (1..=10u32).into_par_iter().map(Ok).try_reduce_with(|a, b| Ok(a.max(b)));
+    /// assert_eq!(max, Some(Ok(10)));
+    /// ```
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+        T: Send,
+    {
+        let failure = FirstFailure::new();
+        let total = self
+            .map(|item| failure.output(item))
+            .while_some()
+            .map(Some)
+            .reduce_with(|a, b| failure.output(op(a?, b?)));
+        match failure.into_failure() {
+            Some(failed) => Some(failed),
+            None => total.map(|total| {
+                Self::Item::from_output(total.expect("no failure, so every output holds"))
+            }),
+        }
+    }
+
     /// Calls `f` on each item.
     ///
     /// ```
@@ -453,6 +658,54 @@ pub trait ParallelIterator: Drive + Sized + Send {
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
         Computed::new(Folding::new(self, identity, op))
+    }
+
+    /// As [`fold`](Self::fold), while `op` succeeds (`Some`, `Ok`,
+    /// `ControlFlow::Continue`), as rayon's `try_fold`: each accumulator that met a
+    /// failure ends as that failure, and folds no more items.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let sums: Option<u32> = (1..=100u32)
+    ///     .into_par_iter()
+    ///     .try_fold(|| 0u32, |a, x| a.checked_add(x))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sums, Some(5050));
+    /// ```
+    fn try_fold<T, R, ID, F>(self, identity: ID, op: F) -> impl ParallelIterator<Item = R>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        self.fold(
+            move || R::from_output(identity()),
+            move |accumulator: R, item| match accumulator.branch() {
+                ControlFlow::Continue(output) => op(output, item),
+                ControlFlow::Break(failure) => R::from_residual(failure),
+            },
+        )
+    }
+
+    /// As [`try_fold`](Self::try_fold), each accumulator from a clone of `init`, as
+    /// rayon's `try_fold_with`.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let lengths: Result<usize, String> = ["a", "bb", "ccc"]
+    ///     .par_iter()
+    ///     .try_fold_with(0usize, |n, s| Ok(n + s.len()))
+    ///     .try_reduce(|| 0, |a, b| Ok(a + b));
+    /// assert_eq!(lengths, Ok(6));
+    /// ```
+    fn try_fold_with<T, R, F>(self, init: T, op: F) -> impl ParallelIterator<Item = R>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        T: Clone + Send,
+        R: Try<Output = T> + Send,
+    {
+        let init = CloneOf::new(init);
+        self.try_fold(move || init.make(), op)
     }
 
     /// As [`fold`](Self::fold), each accumulator a clone of `init`, as rayon's `fold_with`.
@@ -759,7 +1012,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
     /// assert_eq!((0..10u32).into_par_iter().filter(|x| x % 2 == 0).opt_len(), None);
     /// ```
     fn opt_len(&self) -> Option<usize> {
-        self.exact().then(|| self.positions())
+        self.exact().then(|| self.position_count())
     }
 
     /// The items gathered into a list of `Vec`s, as rayon's `collect_vec_list`: here one
@@ -802,6 +1055,37 @@ pub trait ParallelIterator: Drive + Sized + Send {
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
         consume::find_first(&self, &pred).map(|(_, item)| item)
+    }
+
+    /// The last item, in the iterator's order, for which `pred` holds. Every item is looked
+    /// at.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<u32> = (0..100_000).map(|i| i % 1000).collect();
+    /// let last = xs.par_iter().enumerate().find_last(|&(_, &x)| x == 0);
+    /// assert_eq!(last, Some((99_000, &0)));
+    /// ```
+    fn find_last<P>(self, pred: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consume::find_last(&self, &pred).map(|(_, item)| item)
+    }
+
+    /// The `Some` value of `f` of the last item, in the iterator's order, that has one.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let words = ["1", "x", "3", "y"];
+    /// assert_eq!(words.par_iter().find_map_last(|w| w.parse::<u32>().ok()), Some(3));
+    /// ```
+    fn find_map_last<R, F>(self, f: F) -> Option<R>
+    where
+        R: Send,
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+    {
+        self.filter_map(f).find_last(|_| true)
     }
 
     /// The items, gathered into `C` (a `Vec` keeps their order).
@@ -852,7 +1136,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!((0..10u8).into_par_iter().len(), 10);
     /// ```
     fn len(&self) -> usize {
-        self.positions()
+        self.position_count()
     }
 
     /// The items after the first `n`.
@@ -1233,6 +1517,63 @@ pub trait IndexedParallelIterator: ParallelIterator {
         consume::position_any(&self, &pred)
     }
 
+    /// The index of the last item for which `pred` holds. Every item is looked at.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs: Vec<u32> = (0..100_000).map(|i| i % 1000).collect();
+    /// assert_eq!(xs.par_iter().position_last(|&x| x == 0), Some(99_000));
+    /// ```
+    fn position_last<P>(self, pred: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let found = consume::find_last(&self.map(pred), &|&holds| holds);
+        found.map(|((start, k), _)| start + k)
+    }
+
+    /// The indices of the items for which `pred` holds, in order.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [3, 0, 5, 0];
+    /// assert_eq!(xs.par_iter().positions(|&x| x == 0).collect::<Vec<_>>(), [1, 3]);
+    /// ```
+    fn positions<P>(self, pred: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let index_if_held: fn((usize, bool)) -> Option<usize> =
+            |(index, holds)| holds.then_some(index);
+        self.map(pred).enumerate().filter_map(index_if_held)
+    }
+
+    /// Pairs of the items at the same index of this and `other`, which must be as long,
+    /// as rayon's `zip_eq`.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let (a, b) = (vec![1, 2, 3], vec![10, 20, 30]);
+    /// let sums: Vec<i32> = a.par_iter().zip_eq(&b).map(|(x, y)| x + y).collect();
+    /// assert_eq!(sums, [11, 22, 33]);
+    /// ```
+    fn zip_eq<Z>(self, other: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        let other = other.into_par_iter();
+        let (len, other_len) = (self.len(), other.len());
+        assert!(
+            len == other_len,
+            "zip_eq: the iterators' lengths differ ({len} and {other_len})"
+        );
+        Zip { a: self, b: other }
+    }
+
     /// The index of the first item for which `pred` holds.
     ///
     /// ```
@@ -1255,6 +1596,7 @@ impl<T: Send> IndexedParallelIterator for IntoIter<T> {}
 impl IndexedParallelIterator for text::Bytes<'_> {}
 impl<'data, T: Sync + 'data> IndexedParallelIterator for Chunks<'data, T> {}
 impl<'data, T: Send + 'data> IndexedParallelIterator for ChunksMut<'data, T> {}
+impl<'data, T: Sync + 'data, K: Cut + Sync + Send> IndexedParallelIterator for Pieces<'data, T, K> {}
 impl<T> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}
 impl<T> IndexedParallelIterator for RangeInclusiveIter<T> where
     RangeInclusiveIter<T>: ParallelIterator
@@ -1286,6 +1628,12 @@ where
 {
 }
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {}
+impl<I, F> IndexedParallelIterator for Update<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(&mut I::Item) + Sync + Send,
+{
+}
 impl<I: IndexedParallelIterator> IndexedParallelIterator for MinLen<I> {}
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {}
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Take<I> {}

@@ -173,7 +173,7 @@ impl<T: Send> Drive for IntoIter<T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.len
     }
 

@@ -25,7 +25,7 @@ impl<I: Drive> Skip<I> {
     /// Where its positions start among the base's, and how many there are (none, at the
     /// base's end, when `n` is past it: an empty range asked of it stays within the base).
     fn window(&self) -> (usize, usize) {
-        let base = self.base.positions();
+        let base = self.base.position_count();
         (self.n.min(base), base.saturating_sub(self.n))
     }
 }
@@ -33,7 +33,7 @@ impl<I: Drive> Skip<I> {
 impl<I: Drive> Take<I> {
     /// Where its positions start among the base's, and how many there are.
     fn window(&self) -> (usize, usize) {
-        (0, self.base.positions().min(self.n))
+        (0, self.base.position_count().min(self.n))
     }
 }
 
@@ -47,7 +47,7 @@ macro_rules! window {
             where
                 Self: 'a;
 
-            fn positions(&self) -> usize {
+            fn position_count(&self) -> usize {
                 self.window().1
             }
 
@@ -84,8 +84,8 @@ impl<I: Drive> Drive for StepBy<I> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.base.positions().div_ceil(self.step)
+    fn position_count(&self) -> usize {
+        self.base.position_count().div_ceil(self.step)
     }
 
     fn exact(&self) -> bool {
@@ -101,7 +101,7 @@ impl<I: Drive> Drive for StepBy<I> {
         let start = range
             .start
             .saturating_mul(self.step)
-            .min(self.base.positions());
+            .min(self.base.position_count());
         let end = if range.is_empty() {
             start
         } else {
@@ -131,7 +131,7 @@ impl<I: Drive> Drive for Rev<I> {
     positions_of_base!(exact: true);
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        let n = self.base.positions();
+        let n = self.base.position_count();
         // SAFETY: mirrored, disjoint ranges stay disjoint and within the positions.
         let items: Vec<I::Item> =
             unsafe { self.base.seq(n - range.end..n - range.start) }.collect();
@@ -158,8 +158,10 @@ where
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.a.positions().saturating_add(self.b.positions())
+    fn position_count(&self) -> usize {
+        self.a
+            .position_count()
+            .saturating_add(self.b.position_count())
     }
 
     fn exact(&self) -> bool {
@@ -175,7 +177,7 @@ where
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        let split = self.a.positions();
+        let split = self.a.position_count();
         let in_a = range.start.min(split)..range.end.min(split);
         let in_b = range.start.max(split) - split..range.end.max(split) - split;
         // SAFETY: the parts of disjoint ranges on each side of `split` are disjoint ranges

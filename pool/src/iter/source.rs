@@ -124,7 +124,7 @@ impl<'data, T: Sync + 'data> Drive for Iter<'data, T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.items.len()
     }
 
@@ -182,7 +182,7 @@ impl<'data, T: Send + 'data> Drive for IterMut<'data, T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.len
     }
 
@@ -260,7 +260,7 @@ macro_rules! range_sources {
             type Item = $int;
             type Seq<'a> = Range<$int>;
 
-            fn positions(&self) -> usize {
+            fn position_count(&self) -> usize {
                 let Range { start, end } = self.range;
                 if start >= end {
                     return 0;
@@ -327,7 +327,7 @@ macro_rules! inclusive_range_sources {
             type Item = $int;
             type Seq<'a> = RangeInclusive<$int>;
 
-            fn positions(&self) -> usize {
+            fn position_count(&self) -> usize {
                 if self.range.is_empty() {
                     return 0;
                 }

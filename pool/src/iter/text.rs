@@ -495,7 +495,7 @@ macro_rules! sources {
             where
                 Self: 'a;
 
-            fn positions(&self) -> usize {
+            fn position_count(&self) -> usize {
                 self.text.len() + $extra
             }
 
@@ -682,9 +682,9 @@ sources! {
 mod tests {
     use super::*;
 
-    /// The items of `iter`'s ranges `0..i`, `i..j` and `j..positions()`, one after another.
+    /// The items of `iter`'s ranges `0..i`, `i..j` and `j..position_count()`, one after another.
     fn in_three<I: Drive>(iter: &I, i: usize, j: usize) -> Vec<I::Item> {
-        let n = iter.positions();
+        let n = iter.position_count();
         // SAFETY: disjoint ranges within the positions.
         unsafe { iter.seq(0..i).chain(iter.seq(i..j)).chain(iter.seq(j..n)) }.collect()
     }
@@ -696,7 +696,7 @@ mod tests {
         I: Drive,
         I::Item: PartialEq + std::fmt::Debug,
     {
-        let n = iter.positions();
+        let n = iter.position_count();
         for i in 0..=n {
             for j in i..=n {
                 assert_eq!(in_three(iter, i, j), expected, "cut at {i} and {j}");
@@ -713,7 +713,7 @@ mod tests {
     {
         let placed = |piece: &'t str| (piece.as_ptr() as usize - text.as_ptr() as usize, piece);
         let expected: Vec<(usize, &str)> = expected.iter().map(|&piece| placed(piece)).collect();
-        let n = iter.positions();
+        let n = iter.position_count();
         for a in 0..=n {
             for b in a..=n {
                 let own: Vec<(usize, &str)> = (expected.iter().copied())
