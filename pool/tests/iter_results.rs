@@ -265,20 +265,53 @@ fn check_the_rest(xs: &[u64]) {
     let n = xs.len();
     let updated: Vec<u64> = xs.par_iter().copied().update(|x| *x += 1).collect();
     assert_eq!(updated, xs.iter().map(|x| x + 1).collect::<Vec<_>>());
-    for target in [0, 7, u64::MAX] {
-        let last = xs.iter().rposition(|&x| x == target);
-        let found = xs.par_iter().enumerate().find_last(|&(_, &x)| x == target);
-        assert_eq!(found.map(|(i, _)| i), last, "find_last {target}, {n}");
-        assert_eq!(xs.par_iter().position_last(|&x| x == target), last);
+    // Matches that are many, a few, or none: the last differs from the first.
+    for modulus in [5, 100_003, u64::MAX] {
+        let hits = |&x: &u64| x % modulus == 3;
+        let last = xs.iter().rposition(hits);
+        let found = xs.par_iter().enumerate().find_last(|(_, x)| hits(x));
+        assert_eq!(found.map(|(i, _)| i), last, "find_last % {modulus}, {n}");
+        assert_eq!(xs.par_iter().position_last(hits), last);
         let mapped = xs
             .par_iter()
             .enumerate()
-            .find_map_last(|(i, &x)| (x == target).then_some(i));
+            .find_map_last(|(i, x)| hits(x).then_some(i));
         assert_eq!(mapped, last);
-        let positions: Vec<usize> = xs.par_iter().positions(|&x| x == target).collect();
-        let serial: Vec<usize> = (0..n).filter(|&i| xs[i] == target).collect();
-        assert_eq!(positions, serial, "positions {target}, {n}");
+        let positions: Vec<usize> = xs.par_iter().positions(hits).collect();
+        let serial: Vec<usize> = (0..n).filter(|&i| hits(&xs[i])).collect();
+        assert_eq!(positions, serial, "positions % {modulus}, {n}");
     }
+    // `a[0], b[0], a[1], b[1], ...`, then the rest of the longer.
+    let interleaved = |a: &[u64], b: &[u64]| -> Vec<u64> {
+        let tail = if a.len() > b.len() {
+            &a[b.len()..]
+        } else {
+            &b[a.len()..]
+        };
+        let pairs = a.iter().zip(b).flat_map(|(&x, &y)| [x, y]);
+        pairs.chain(tail.iter().copied()).collect()
+    };
+    for m in [0, 1, n / 2, n + 3] {
+        let other: Vec<u64> = (0..m as u64).map(|x| x + (1 << 40)).collect();
+        let serial = interleaved(xs, &other);
+        let (ta, tb) = if n <= m { (n, n) } else { (m + 1, m) };
+        let shortest = interleaved(&xs[..ta], &other[..tb]);
+        let mixed: Vec<u64> = xs
+            .par_iter()
+            .copied()
+            .interleave(other.par_iter().copied())
+            .collect();
+        assert_eq!(mixed, serial, "interleave {n} and {m}");
+        let cut: Vec<u64> = xs
+            .par_iter()
+            .copied()
+            .interleave_shortest(other.par_iter().copied())
+            .collect();
+        assert_eq!(cut, shortest, "interleave_shortest {n} and {m}");
+    }
+    let separated: Vec<u64> = xs.par_iter().copied().intersperse(u64::MAX).collect();
+    let serial: Vec<u64> = xs.iter().flat_map(|&x| [u64::MAX, x]).skip(1).collect();
+    assert_eq!(separated, serial, "intersperse, {n}");
     let doubled: Vec<u64> = xs.par_iter().zip_eq(xs).map(|(a, b)| a + b).collect();
     assert_eq!(doubled, xs.iter().map(|x| 2 * x).collect::<Vec<_>>());
 
@@ -327,11 +360,15 @@ fn check_the_rest(xs: &[u64]) {
         bad.map(|i| xs[i]),
         "try_for_each, {n}"
     );
-    let counted: Option<()> = xs.par_iter().try_for_each_with(0u64, |seen, _| {
-        *seen += 1;
-        Some(())
+    let with: Result<(), u64> = xs.par_iter().try_for_each_with(Vec::new(), |seen, &x| {
+        seen.push(x);
+        if x == 7 {
+            Err(x)
+        } else {
+            Ok(())
+        }
     });
-    assert_eq!(counted, Some(()));
+    assert_eq!(with.err(), bad.map(|_| 7), "try_for_each_with, {n}");
     let stopped: std::ops::ControlFlow<u64> = xs.par_iter().try_for_each_init(
         || (),
         |(), &x| {
@@ -381,6 +418,73 @@ fn the_rest_of_rayons_adaptors_and_consumers_match_std() {
         check_the_rest(&xs);
         pool.install(|| check_the_rest(&xs));
     }
+}
+
+#[test]
+fn the_any_forms_on_one_thread_are_std_s_and_every_form_stops_early() {
+    let alone = Pool::builder().workers(1).build().unwrap();
+    let xs: Vec<u64> = (0..100_000).map(value).collect();
+    let bound = 1 << 19;
+    alone.install(|| {
+        let taken: Vec<u64> = xs
+            .par_iter()
+            .copied()
+            .take_any_while(|&x| x < bound)
+            .collect();
+        let serial: Vec<u64> = xs.iter().copied().take_while(|&x| x < bound).collect();
+        assert_eq!(taken, serial);
+        let skipped: Vec<u64> = xs
+            .par_iter()
+            .copied()
+            .skip_any_while(|&x| x < bound)
+            .collect();
+        let serial: Vec<u64> = xs.iter().copied().skip_while(|&x| x < bound).collect();
+        assert_eq!(skipped, serial);
+        let first: Vec<u64> = xs.par_iter().copied().take_any(10).collect();
+        assert_eq!(first, xs[..10]);
+    });
+    // Each form, failing or done at the very first item of 1e6, makes few of the others.
+    let n: usize = 1_000_000;
+    let made = AtomicUsize::new(0);
+    let items = || {
+        (0..n).into_par_iter().inspect(|_| {
+            made.fetch_add(1, Ordering::Relaxed);
+        })
+    };
+    let few = |form: &str| {
+        let count = made.swap(0, Ordering::Relaxed);
+        assert!(count < n / 2, "{form} made {count} of {n} items");
+    };
+    let failed = items().try_for_each(|i| if i == 0 { Err(i) } else { Ok(()) });
+    assert_eq!(failed, Err(0));
+    few("try_for_each");
+    let reduced = items()
+        .map(|i| if i == 0 { None } else { Some(i) })
+        .try_reduce(|| 0, |a, b| Some(a + b));
+    assert_eq!(reduced, None);
+    few("try_reduce, an item failing");
+    let reduced = items().map(Some).try_reduce(
+        || 0,
+        |a, b| if a == 0 || b == 0 { None } else { Some(a + b) },
+    );
+    assert_eq!(reduced, None);
+    few("try_reduce, the operation failing");
+    let taken: Vec<usize> = items().take_any(10).collect();
+    assert_eq!(taken.len(), 10);
+    few("take_any");
+    // A fold stops its own accumulator: the first, of one thread's share, at its first item.
+    let folded: Vec<Option<usize>> = items()
+        .try_fold(|| 0, |a, i| if i == 0 { None } else { Some(a + i) })
+        .collect();
+    assert_eq!(folded[0], None);
+    let count = made.swap(0, Ordering::Relaxed);
+    assert!(count < n * 9 / 10, "try_fold made {count} of {n} items");
+}
+
+#[test]
+#[should_panic(expected = "chain: 18446744073709551615 and 2 items are more than a usize counts")]
+fn a_chain_longer_than_a_usize_counts_is_refused() {
+    let _ = (0..usize::MAX).into_par_iter().chain(0..2usize);
 }
 
 #[test]

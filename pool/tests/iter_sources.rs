@@ -133,6 +133,22 @@ fn chunks_cut_as_std_cuts() {
                 let windows: Vec<&[u32]> = xs.par_windows(size).collect();
                 assert_eq!(windows, xs.windows(size).collect::<Vec<_>>());
                 assert_eq!(xs.par_windows(size).len(), xs.windows(size).len());
+                assert_eq!(xs.par_chunks_exact(size).len(), xs.chunks_exact(size).len());
+                assert_eq!(xs.par_rchunks(size).len(), xs.rchunks(size).len());
+                // Through the adaptors that move positions, each source cut as std cuts.
+                let moved: Vec<(&[u32], &[u32])> = xs
+                    .par_rchunks(size)
+                    .rev()
+                    .skip(1)
+                    .zip(xs.par_windows(size).take(3))
+                    .collect();
+                let serial: Vec<(&[u32], &[u32])> = xs
+                    .rchunks(size)
+                    .rev()
+                    .skip(1)
+                    .zip(xs.windows(size).take(3))
+                    .collect();
+                assert_eq!(moved, serial, "len {len}, size {size}");
                 let mut ys = xs.clone();
                 ys.par_chunks_mut(size).enumerate().for_each(|(i, chunk)| {
                     chunk.iter_mut().for_each(|y| *y += i as u32);

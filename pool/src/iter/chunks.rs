@@ -153,7 +153,7 @@ impl Cut for Overlapping {
     type Seq<'data, T: 'data> = std::slice::Windows<'data, T>;
 
     fn count(len: usize, size: usize) -> usize {
-        (len + 1).saturating_sub(size)
+        len.saturating_sub(size - 1)
     }
 
     fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T> {

@@ -2,13 +2,17 @@
 //! a participant claims, the ranges at least 1/`RANGES_PER_THREAD` of a thread's share, so
 //! `identity` runs at most that often per thread of the pool whatever the number of items
 //! (rayon: once per split, as often as it splits); the accumulators, in the items' order
-//! as rayon's, are a computed source, made by one region over the base.
+//! as rayon's, are a computed source, made by one region over the base. `try_fold` and
+//! `try_fold_with` the same, each accumulator folding no further item once it failed.
 
 use super::collect::ordered_parts;
 use super::computed::{sealed::Make, Computed};
 use super::drive::{grain, sealed::Drive};
 use super::identity::sealed::Identity;
 use super::identity::CloneOf;
+use super::tries::Try;
+use std::marker::PhantomData;
+use std::ops::ControlFlow;
 
 /// Claimed ranges per thread a fold's ranges are sized for, at least: one. An accumulator
 /// continues only a range that starts where its participant's last one ended; a region of
@@ -49,18 +53,86 @@ where
     type Item = ID::Accumulator;
 
     fn make(&self) -> Vec<ID::Accumulator> {
-        let ranges = crate::current_num_threads() * RANGES_PER_THREAD;
-        let mut coarse = grain(&self.base);
-        coarse.min = coarse.min.max(self.base.position_count().div_ceil(ranges));
-        let mut accumulators = ordered_parts(&self.base, coarse, |accumulator, items| {
-            items.fold(
-                accumulator.unwrap_or_else(|| self.identity.make()),
-                &self.op,
-            )
-        });
-        if accumulators.is_empty() {
-            accumulators.push(self.identity.make());
+        accumulate(
+            &self.base,
+            || self.identity.make(),
+            |accumulator, items| items.fold(accumulator, &self.op),
+        )
+    }
+}
+
+/// The accumulators of `base`, one per run of adjacent claimed ranges in order, each
+/// begun by `identity` and carried through a range's items by `fold`.
+fn accumulate<I: Drive, A: Send>(
+    base: &I,
+    identity: impl Fn() -> A + Sync,
+    fold: impl Fn(A, I::Seq<'_>) -> A + Sync,
+) -> Vec<A> {
+    let ranges = crate::current_num_threads() * RANGES_PER_THREAD;
+    let mut coarse = grain(base);
+    coarse.min = coarse.min.max(base.position_count().div_ceil(ranges));
+    let mut accumulators = ordered_parts(base, coarse, |accumulator, items| {
+        fold(accumulator.unwrap_or_else(&identity), items)
+    });
+    if accumulators.is_empty() {
+        accumulators.push(identity());
+    }
+    accumulators
+}
+
+/// `iter.try_fold(identity, op)`: the accumulators as [`Fold`]'s, each a failure once
+/// `op` returned one, after which it takes no further item.
+pub type TryFold<I, R, ID, F> = Computed<TryFolding<I, R, ID, F>>;
+
+/// `iter.try_fold_with(init, op)`: [`TryFold`] with clones of `init` for identity.
+pub type TryFoldWith<I, R, F> = TryFold<I, R, CloneOf<<R as Try>::Output>, F>;
+
+/// How a [`TryFold`]'s accumulators are made.
+pub struct TryFolding<I, R, ID, F> {
+    base: I,
+    identity: ID,
+    op: F,
+    result: PhantomData<fn() -> R>,
+}
+
+impl<I, R, ID, F> TryFolding<I, R, ID, F> {
+    pub(crate) fn new(base: I, identity: ID, op: F) -> Self {
+        TryFolding {
+            base,
+            identity,
+            op,
+            result: PhantomData,
         }
-        accumulators
+    }
+}
+
+impl<I, R, ID, F> Make for TryFolding<I, R, ID, F>
+where
+    I: Drive,
+    ID: Identity,
+    R: Try<Output = ID::Accumulator> + Send,
+    F: Fn(ID::Accumulator, I::Item) -> R + Sync,
+{
+    type Item = R;
+
+    fn make(&self) -> Vec<R> {
+        accumulate(
+            &self.base,
+            || R::from_output(self.identity.make()),
+            |accumulator: R, mut items| {
+                let folded = match accumulator.branch() {
+                    // `Iterator::try_fold` takes no item after a failure.
+                    ControlFlow::Continue(output) => {
+                        items.try_fold(output, |output, item| (self.op)(output, item).branch())
+                    }
+                    // Failed in an earlier range: this one's items are not taken.
+                    ControlFlow::Break(failure) => ControlFlow::Break(failure),
+                };
+                match folded {
+                    ControlFlow::Continue(output) => R::from_output(output),
+                    ControlFlow::Break(failure) => R::from_residual(failure),
+                }
+            },
+        )
     }
 }

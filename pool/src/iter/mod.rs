@@ -9,7 +9,8 @@
 //! `std`'s other containers, integer and `char` ranges, strings (`crate::str`), `split`,
 //! tree walks, `empty`/`once`/`repeat`/`repeat_n` and `par_bridge`; the adaptors `map`,
 //! `map_init`/`map_with`, `inspect`, `update`, `filter`, `filter_map`, `flat_map_iter`,
-//! `flatten_iter`, `copied`, `cloned`, `enumerate`, `zip`/`zip_eq`, `chain`, `skip`,
+//! `flatten_iter`, `copied`, `cloned`, `enumerate`, `zip`/`zip_eq`, `chain`,
+//! `interleave` (and `_shortest`), `intersperse`, `skip`,
 //! `take`, `take_any`/`skip_any` (and `_while`), `step_by`, `rev`, `positions`,
 //! `fold`/`fold_with` (and `try_`), `fold_chunks`, `with_min_len`/`with_max_len`,
 //! `panic_fuse`; the consumers `for_each` (and `_init`/`_with`, and `try_`), `count`,
@@ -36,6 +37,7 @@ mod fold_chunks;
 mod generate;
 mod grain;
 mod identity;
+mod interleave;
 mod owned;
 mod panic_fuse;
 mod partition;
@@ -64,13 +66,14 @@ pub use drain::{ParallelDrainFull, ParallelDrainRange};
 pub use either::Either;
 pub use extend::ParallelExtend;
 pub use flat_map::{FlatMap, Flatten, Inner};
-pub use fold::{Fold, FoldWith, Folding};
+pub use fold::{Fold, FoldWith, Folding, TryFold, TryFoldWith, TryFolding};
 pub use fold_chunks::{FoldChunks, FoldChunksWith};
 #[allow(deprecated)]
 pub use generate::repeatn;
 pub use generate::{empty, once, repeat, repeat_n, Empty, Once, Repeat, RepeatN};
 pub use grain::{MaxLen, MinLen};
 pub use identity::CloneOf;
+pub use interleave::{Alternate, Interleave, InterleaveShortest, Intersperse};
 pub use owned::IntoIter;
 pub use panic_fuse::PanicFuse;
 pub use range_paths::{range, range_inclusive};
@@ -89,11 +92,10 @@ pub use while_some::{UntilNone, WhileSome};
 pub use with_state::{MapInit, MapWith};
 
 use drive::sealed::Drive;
-use identity::sealed::Identity;
 use std::cmp::Ordering as CmpOrdering;
 use std::iter::{Product, Sum};
 use std::ops::ControlFlow;
-use tries::{FirstFailure, Try};
+use tries::{Failed, Try};
 
 /// A parallel iterator, as rayon's trait of the same name: adaptors make new ones, and a
 /// consumer runs it on the current pool (the pool whose task, helper or
@@ -353,6 +355,10 @@ pub trait ParallelIterator: Drive + Sized + Send {
 
     /// The items of this iterator, then those of `other`.
     ///
+    /// # Panics
+    /// If the two have more positions together than a `usize` counts (ranges of
+    /// `usize::MAX` items, say).
+    ///
     /// ```
     /// use rayforce_pool::prelude::*;
     /// let both: Vec<u8> = (0..3u8).into_par_iter().chain(7..9u8).collect();
@@ -362,10 +368,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
     where
         C: IntoParallelIterator<Item = Self::Item>,
     {
-        Chain {
-            a: self,
-            b: other.into_par_iter(),
-        }
+        Chain::new(self, other.into_par_iter(), "chain")
     }
 
     /// The items of each item's serial iterator, in order.
@@ -500,7 +503,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
         R: Try<Output = ()> + Send,
     {
         tries::until_failure(|failure| {
-            self.map(|item| failure.output(op(item)))
+            self.map(|item| failure.output_of(|| op(item)))
                 .while_some()
                 .for_each(drop);
         })
@@ -524,7 +527,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
         R: Try<Output = ()> + Send,
     {
         tries::until_failure(|failure| {
-            self.map_with(value, |state, item| failure.output(op(state, item)))
+            self.map_with(value, |state, item| failure.output_of(|| op(state, item)))
                 .while_some()
                 .for_each(drop);
         })
@@ -551,7 +554,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
         R: Try<Output = ()> + Send,
     {
         tries::until_failure(|failure| {
-            self.map_init(init, |state, item| failure.output(op(state, item)))
+            self.map_init(init, |state, item| failure.output_of(|| op(state, item)))
                 .while_some()
                 .for_each(drop);
         })
@@ -573,7 +576,6 @@ pub trait ParallelIterator: Drive + Sized + Send {
         OP: Fn(T, T) -> Self::Item + Sync + Send,
         ID: Fn() -> T + Sync + Send,
         Self::Item: Try<Output = T>,
-        T: Send,
     {
         self.try_reduce_with(op)
             .unwrap_or_else(|| Self::Item::from_output(identity()))
@@ -592,20 +594,18 @@ pub trait ParallelIterator: Drive + Sized + Send {
     where
         OP: Fn(T, T) -> Self::Item + Sync + Send,
         Self::Item: Try<Output = T>,
-        T: Send,
     {
-        let failure = FirstFailure::new();
-        let total = self
-            .map(|item| failure.output(item))
+        // A failure, of an item or of `op`, is carried to the result (the reduction keeps
+        // it, in order) and stops the participants taking further items.
+        let failed = Failed::default();
+        self.map(|item| failed.pass(item))
             .while_some()
-            .map(Some)
-            .reduce_with(|a, b| failure.output(op(a?, b?)));
-        match failure.into_failure() {
-            Some(failed) => Some(failed),
-            None => total.map(|total| {
-                Self::Item::from_output(total.expect("no failure, so every output holds"))
-            }),
-        }
+            .reduce_with(|a, b| match (a.branch(), b.branch()) {
+                (ControlFlow::Continue(a), ControlFlow::Continue(b)) => failed.note(op(a, b)),
+                (ControlFlow::Break(failure), _) | (_, ControlFlow::Break(failure)) => {
+                    Self::Item::from_residual(failure)
+                }
+            })
     }
 
     /// Calls `f` on each item.
@@ -672,19 +672,13 @@ pub trait ParallelIterator: Drive + Sized + Send {
     ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
     /// assert_eq!(sums, Some(5050));
     /// ```
-    fn try_fold<T, R, ID, F>(self, identity: ID, op: F) -> impl ParallelIterator<Item = R>
+    fn try_fold<T, R, ID, F>(self, identity: ID, op: F) -> TryFold<Self, R, ID, F>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
         ID: Fn() -> T + Sync + Send,
         R: Try<Output = T> + Send,
     {
-        self.fold(
-            move || R::from_output(identity()),
-            move |accumulator: R, item| match accumulator.branch() {
-                ControlFlow::Continue(output) => op(output, item),
-                ControlFlow::Break(failure) => R::from_residual(failure),
-            },
-        )
+        Computed::new(TryFolding::new(self, identity, op))
     }
 
     /// As [`try_fold`](Self::try_fold), each accumulator from a clone of `init`, as
@@ -698,14 +692,13 @@ pub trait ParallelIterator: Drive + Sized + Send {
     ///     .try_reduce(|| 0, |a, b| Ok(a + b));
     /// assert_eq!(lengths, Ok(6));
     /// ```
-    fn try_fold_with<T, R, F>(self, init: T, op: F) -> impl ParallelIterator<Item = R>
+    fn try_fold_with<F, T, R>(self, init: T, op: F) -> TryFoldWith<Self, R, F>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
         T: Clone + Send,
         R: Try<Output = T> + Send,
     {
-        let init = CloneOf::new(init);
-        self.try_fold(move || init.make(), op)
+        Computed::new(TryFolding::new(self, CloneOf::new(init), op))
     }
 
     /// As [`fold`](Self::fold), each accumulator a clone of `init`, as rayon's `fold_with`.
@@ -934,7 +927,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
     /// let number = words.par_iter().find_map_any(|w| w.parse::<u32>().ok());
     /// assert!(matches!(number, Some(7 | 9)));
     /// ```
-    fn find_map_any<R, F>(self, f: F) -> Option<R>
+    fn find_map_any<F, R>(self, f: F) -> Option<R>
     where
         F: Fn(Self::Item) -> Option<R> + Sync + Send,
         R: Send,
@@ -950,7 +943,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
     /// let words = ["a", "7", "b", "9"];
     /// assert_eq!(words.par_iter().find_map_first(|w| w.parse::<u32>().ok()), Some(7));
     /// ```
-    fn find_map_first<R, F>(self, f: F) -> Option<R>
+    fn find_map_first<F, R>(self, f: F) -> Option<R>
     where
         F: Fn(Self::Item) -> Option<R> + Sync + Send,
         R: Send,
@@ -1080,7 +1073,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
     /// let words = ["1", "x", "3", "y"];
     /// assert_eq!(words.par_iter().find_map_last(|w| w.parse::<u32>().ok()), Some(3));
     /// ```
-    fn find_map_last<R, F>(self, f: F) -> Option<R>
+    fn find_map_last<F, R>(self, f: F) -> Option<R>
     where
         R: Send,
         F: Fn(Self::Item) -> Option<R> + Sync + Send,
@@ -1574,6 +1567,68 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Zip { a: self, b: other }
     }
 
+    /// This iterator's first item, `other`'s first, this one's second, ..., then the rest
+    /// of the longer one, as rayon's `interleave`.
+    ///
+    /// # Panics
+    /// If the two lengths add up to more than a `usize` counts.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mixed: Vec<u32> = (0..3u32).into_par_iter().interleave(10..15u32).collect();
+    /// assert_eq!(mixed, [0, 10, 1, 11, 2, 12, 13, 14]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// As [`interleave`](Self::interleave), until either runs out, as rayon's
+    /// `interleave_shortest` (one more item of this one when it is the longer).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mixed: Vec<u32> = (0..3u32).into_par_iter().interleave_shortest(10..15u32).collect();
+    /// assert_eq!(mixed, [0, 10, 1, 11, 2, 12]);
+    /// let longer: Vec<u32> = (0..5u32).into_par_iter().interleave_shortest(10..12u32).collect();
+    /// assert_eq!(longer, [0, 10, 1, 11, 2]);
+    /// ```
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        let other = other.into_par_iter();
+        let (len, other_len) = (self.len(), other.len());
+        let (take, other_take) = if len <= other_len {
+            (len, len)
+        } else {
+            (other_len + 1, other_len)
+        };
+        Interleave::new(self.take(take), other.take(other_take))
+    }
+
+    /// The items with a clone of `separator` between each two, as rayon's `intersperse`
+    /// (here of indexed iterators only).
+    ///
+    /// # Panics
+    /// If the items and their separators are more than a `usize` counts.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let listed: String = ["a", "b", "c"].par_iter().copied().intersperse(", ").collect();
+    /// assert_eq!(listed, "a, b, c");
+    /// ```
+    fn intersperse(self, separator: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, separator)
+    }
+
     /// The index of the first item for which `pred` holds.
     ///
     /// ```
@@ -1628,6 +1683,18 @@ where
 {
 }
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {}
+impl<A, B> IndexedParallelIterator for Interleave<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator<Item = A::Item>,
+{
+}
+impl<I> IndexedParallelIterator for Intersperse<I>
+where
+    I: IndexedParallelIterator,
+    I::Item: Clone,
+{
+}
 impl<I, F> IndexedParallelIterator for Update<I, F>
 where
     I: IndexedParallelIterator,

@@ -147,6 +147,19 @@ pub struct Chain<A, B> {
     pub(crate) b: B,
 }
 
+impl<A: Drive, B: Drive> Chain<A, B> {
+    /// Both sides, after checking that their positions together fit a `usize` (past it, the
+    /// tail of `b` would be out of reach); `adaptor` names the caller in the panic.
+    pub(crate) fn new(a: A, b: B, adaptor: &str) -> Self {
+        let (na, nb) = (a.position_count(), b.position_count());
+        assert!(
+            na.checked_add(nb).is_some(),
+            "{adaptor}: {na} and {nb} items are more than a usize counts"
+        );
+        Chain { a, b }
+    }
+}
+
 impl<A, B> Drive for Chain<A, B>
 where
     A: Drive,
@@ -159,9 +172,8 @@ where
         Self: 'a;
 
     fn position_count(&self) -> usize {
-        self.a
-            .position_count()
-            .saturating_add(self.b.position_count())
+        // Checked in `new`.
+        self.a.position_count() + self.b.position_count()
     }
 
     fn exact(&self) -> bool {

@@ -45,6 +45,12 @@ pub enum Decision {
 /// Which items go through, decided with state every participant shares; a rule's clone
 /// starts that state afresh. Not nameable outside the crate: this module's rules only.
 pub trait Rule<T>: Sync {
+    /// Whether no further item can go through: checked before taking one, so that a
+    /// participant makes no item in vain (a `filter` below may scan far for one).
+    fn done(&self) -> bool {
+        false
+    }
+
     /// What to do with `item`.
     fn decide(&self, item: &T) -> Decision;
 }
@@ -123,11 +129,13 @@ impl Clone for TakeCount {
 }
 
 impl<T> Rule<T> for TakeCount {
+    fn done(&self) -> bool {
+        self.taken.load(Ordering::Relaxed) >= self.n
+    }
+
     fn decide(&self, _: &T) -> Decision {
-        // The load first: the count stops growing once `n` is reached.
-        if self.taken.load(Ordering::Relaxed) < self.n
-            && self.taken.fetch_add(1, Ordering::Relaxed) < self.n
-        {
+        // Past `n` by at most one a participant: each looked at `done` first.
+        if self.taken.fetch_add(1, Ordering::Relaxed) < self.n {
             Decision::Yield
         } else {
             Decision::End
@@ -160,6 +168,10 @@ impl<P: Clone> Clone for TakeWhile<P> {
 }
 
 impl<T, P: Fn(&T) -> bool + Sync> Rule<T> for TakeWhile<P> {
+    fn done(&self) -> bool {
+        self.ended.load(Ordering::Relaxed)
+    }
+
     fn decide(&self, item: &T) -> Decision {
         if self.ended.load(Ordering::Relaxed) {
             return Decision::End;
@@ -240,6 +252,9 @@ impl<S: Iterator, R: Rule<S::Item>> Iterator for Decided<'_, S, R> {
 
     fn next(&mut self) -> Option<S::Item> {
         loop {
+            if self.rule.done() {
+                return None;
+            }
             let item = self.items.next()?;
             match self.rule.decide(&item) {
                 Decision::Yield => return Some(item),

@@ -5,6 +5,7 @@
 
 use std::convert::Infallible;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// The seal: [`Try`] is a trait of a private module, implemented here only, as rayon's.
@@ -97,23 +98,68 @@ impl<B, C> Try for ControlFlow<B, C> {
     }
 }
 
+/// Whether any participant met a failure: once set, the participants stop taking items
+/// (they map each to `None` for `while_some`).
+#[derive(Default)]
+pub(crate) struct Failed(AtomicBool);
+
+impl Failed {
+    pub(crate) fn set(&self) {
+        // Relaxed: a hint to stop early; what failed travels by other means (a lock, or
+        // the reduction's result).
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn is_set(&self) -> bool {
+        // Relaxed: as in `set`.
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// `value` unless a participant failed already (then `None`, to stop).
+    pub(crate) fn pass<R: Try>(&self, value: R) -> Option<R> {
+        (!self.is_set()).then(|| self.note(value))
+    }
+
+    /// `value`, the flag set if it is a failure.
+    pub(crate) fn note<R: Try>(&self, value: R) -> R {
+        match value.branch() {
+            ControlFlow::Continue(output) => R::from_output(output),
+            ControlFlow::Break(residual) => {
+                self.set();
+                R::from_residual(residual)
+            }
+        }
+    }
+}
+
 /// The first failure any participant met, kept as the `Try` value itself (which is `Send`
 /// where its residual need not be).
-pub(crate) struct FirstFailure<R>(Mutex<Option<R>>);
+pub(crate) struct FirstFailure<R> {
+    first: Mutex<Option<R>>,
+    failed: Failed,
+}
 
 impl<R: Try> FirstFailure<R> {
     pub(crate) fn new() -> FirstFailure<R> {
-        FirstFailure(Mutex::new(None))
+        FirstFailure {
+            first: Mutex::new(None),
+            failed: Failed::default(),
+        }
     }
 
-    /// `value`'s output, or `None` once its failure is kept (unless one was kept before).
-    pub(crate) fn output(&self, value: R) -> Option<R::Output> {
-        match value.branch() {
+    /// The output of `make()`, or `None` once its failure is kept (unless one was kept
+    /// before), and without calling it once any failure was kept.
+    pub(crate) fn output_of(&self, make: impl FnOnce() -> R) -> Option<R::Output> {
+        if self.failed.is_set() {
+            return None;
+        }
+        match make().branch() {
             ControlFlow::Continue(output) => Some(output),
             ControlFlow::Break(residual) => {
                 // A panic elsewhere while holding the lock left the value whole.
-                let mut first = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut first = self.first.lock().unwrap_or_else(PoisonError::into_inner);
                 first.get_or_insert_with(|| R::from_residual(residual));
+                self.failed.set();
                 None
             }
         }
@@ -121,7 +167,9 @@ impl<R: Try> FirstFailure<R> {
 
     /// The failure kept, if any.
     pub(crate) fn into_failure(self) -> Option<R> {
-        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
+        self.first
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 

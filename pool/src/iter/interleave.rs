@@ -1,0 +1,201 @@
+//! `interleave`, `interleave_shortest` and `intersperse`, as rayon's: adaptors of indexed
+//! iterators whose positions alternate between two sources (one of which may be a
+//! separator), each range of positions mapped to one range of each source.
+
+use super::drive::positions_of_base;
+use super::drive::sealed::Drive;
+use super::identity::sealed::Identity;
+use super::identity::CloneOf;
+use super::reshape::Chain;
+use std::ops::Range;
+
+/// `a.interleave(b)`: `a`'s first item, `b`'s first, `a`'s second, ..., then the rest of
+/// the longer one.
+#[derive(Debug, Clone)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Interleave<A, B> {
+    /// Both sources: as many positions, each as long, as their chain.
+    base: Chain<A, B>,
+}
+
+impl<A: Drive, B: Drive> Interleave<A, B> {
+    /// Both sources, after checking that their positions together fit a `usize`.
+    pub(crate) fn new(a: A, b: B) -> Self {
+        Interleave {
+            base: Chain::new(a, b, "interleave"),
+        }
+    }
+}
+
+/// The range of one source's positions that `range` of the interleaving covers: the source
+/// of parity `odd` (`b`, on odd positions while they alternate), `longer` if its items
+/// continue past `alternating`.
+fn source_range(range: &Range<usize>, alternating: usize, odd: bool, longer: bool) -> Range<usize> {
+    let shared = alternating / 2;
+    let at = |position: usize| {
+        if position <= alternating {
+            (position + usize::from(!odd)) / 2
+        } else if longer {
+            shared + (position - alternating)
+        } else {
+            shared
+        }
+    };
+    at(range.start)..at(range.end)
+}
+
+impl<A, B> Drive for Interleave<A, B>
+where
+    A: Drive,
+    B: Drive<Item = A::Item>,
+{
+    type Item = A::Item;
+    type Seq<'a>
+        = Alternate<A::Seq<'a>, B::Seq<'a>>
+    where
+        Self: 'a;
+
+    positions_of_base!(exact: base);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        let Chain { a, b } = &self.base;
+        let (na, nb) = (a.position_count(), b.position_count());
+        // The positions where the two alternate: twice the shorter's length.
+        let alternating = 2 * na.min(nb);
+        let in_a = source_range(&range, alternating, false, na > nb);
+        let in_b = source_range(&range, alternating, true, nb > na);
+        Alternate {
+            // SAFETY: disjoint ranges of positions cover disjoint ranges of each source
+            // (each source position is one interleaved position), within its positions.
+            a: unsafe { a.seq(in_a) },
+            // SAFETY: as above.
+            b: unsafe { b.seq(in_b) },
+            at: range.start,
+            end: range.end,
+            alternating,
+        }
+    }
+}
+
+/// One range of an [`Interleave`]'s items: from `a` on even positions and `b` on odd ones
+/// below `alternating`, then from whichever has items left.
+pub struct Alternate<SA, SB> {
+    a: SA,
+    b: SB,
+    at: usize,
+    end: usize,
+    alternating: usize,
+}
+
+impl<T, SA: Iterator<Item = T>, SB: Iterator<Item = T>> Iterator for Alternate<SA, SB> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.at >= self.end {
+            return None;
+        }
+        let at = self.at;
+        self.at += 1;
+        if at >= self.alternating {
+            // Past the shorter's end: only the longer's range has items left.
+            self.a.next().or_else(|| self.b.next())
+        } else if at % 2 == 1 {
+            self.b.next()
+        } else {
+            self.a.next()
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.end.saturating_sub(self.at);
+        (left, Some(left))
+    }
+}
+
+/// `a.interleave_shortest(b)`: as [`Interleave`] until either runs out (one more of `a`
+/// if `a` is the longer).
+pub type InterleaveShortest<A, B> = Interleave<super::Take<A>, super::Take<B>>;
+
+/// `iter.intersperse(separator)`: the items with a clone of `separator` between each two.
+#[derive(Debug)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct Intersperse<I: Drive> {
+    base: I,
+    /// Behind a lock, so that the item need only be `Send`, as rayon asks.
+    separator: CloneOf<I::Item>,
+}
+
+impl<I: Drive> Intersperse<I>
+where
+    I::Item: Clone,
+{
+    /// `base`'s items with `separator` between, after checking that their positions fit a
+    /// `usize`.
+    pub(crate) fn new(base: I, separator: I::Item) -> Self {
+        let n = base.position_count();
+        assert!(
+            n.checked_mul(2).is_some(),
+            "intersperse: {n} items and their separators are more than a usize counts"
+        );
+        Intersperse {
+            base,
+            separator: CloneOf::new(separator),
+        }
+    }
+}
+
+impl<I: Drive + Clone> Clone for Intersperse<I>
+where
+    I::Item: Clone,
+{
+    fn clone(&self) -> Self {
+        Intersperse {
+            base: self.base.clone(),
+            separator: CloneOf::new(self.separator.make()),
+        }
+    }
+}
+
+impl<I> Drive for Intersperse<I>
+where
+    I: Drive,
+    I::Item: Clone,
+{
+    type Item = I::Item;
+    type Seq<'a>
+        = Alternate<I::Seq<'a>, std::iter::RepeatN<I::Item>>
+    where
+        Self: 'a;
+
+    fn position_count(&self) -> usize {
+        // Checked in `new`.
+        (2 * self.base.position_count()).saturating_sub(1)
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        let alternating = self.position_count();
+        let items = range.start.div_ceil(2)..range.end.div_ceil(2);
+        let separators = range.end / 2 - range.start / 2;
+        Alternate {
+            // SAFETY: disjoint ranges of positions cover disjoint ranges of items (each
+            // item one even position), within the base's positions.
+            a: unsafe { self.base.seq(items) },
+            b: std::iter::repeat_n(self.separator.make(), separators),
+            at: range.start,
+            end: range.end,
+            alternating,
+        }
+    }
+}
