@@ -3,7 +3,7 @@
 //! (`par_chunks_mut`, rayon's sorts and a radix sort), in the prelude; `Vec`s and arrays
 //! reach them through their slice.
 
-pub use crate::iter::{Chunks, ChunksExact, ChunksMut, Pieces, RChunks, Windows};
+pub use crate::iter::chunks::{Chunks, ChunksExact, ChunksMut, Pieces, RChunks, Windows};
 pub use crate::sort::radix_key::RadixKey;
 
 use crate::sort::{cached_key, radix, stable, unstable};

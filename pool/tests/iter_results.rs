@@ -309,6 +309,19 @@ fn check_the_rest(xs: &[u64]) {
             .collect();
         assert_eq!(cut, shortest, "interleave_shortest {n} and {m}");
     }
+    for size in [1, 2, 7, 1000] {
+        let groups: Vec<Vec<u64>> = xs.par_iter().copied().chunks(size).collect();
+        let serial: Vec<Vec<u64>> = xs.chunks(size).map(<[u64]>::to_vec).collect();
+        assert_eq!(groups, serial, "chunks({size}), {n}");
+        let sums: Vec<u64> = xs
+            .par_iter()
+            .chunks(size)
+            .rev()
+            .map(|g| g.into_iter().sum())
+            .collect();
+        let serial: Vec<u64> = xs.chunks(size).rev().map(|g| g.iter().sum()).collect();
+        assert_eq!(sums, serial, "chunks({size}).rev(), {n}");
+    }
     let separated: Vec<u64> = xs.par_iter().copied().intersperse(u64::MAX).collect();
     let serial: Vec<u64> = xs.iter().flat_map(|&x| [u64::MAX, x]).skip(1).collect();
     assert_eq!(separated, serial, "intersperse, {n}");

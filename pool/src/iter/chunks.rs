@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use std::ops::Range;
 
 /// The items of chunks `range` of `len` items in chunks of `size`.
-fn items_of(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
+pub(crate) fn items_of(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
     let end = range.end.saturating_mul(size).min(len);
     range.start.saturating_mul(size).min(end)..end
 }

@@ -1,6 +1,7 @@
 //! `fold_chunks(n, identity, op)` and `fold_chunks_with(n, init, op)`: each run of `n`
 //! items (the last may be shorter) folded into one value, an indexed iterator of them.
 
+use super::chunks::items_of;
 use super::drive::sealed::Drive;
 use super::identity::sealed::Identity;
 use super::identity::CloneOf;
@@ -79,9 +80,7 @@ where
     fn next(&mut self) -> Option<ID::Accumulator> {
         let chunk = self.chunks.next()?;
         let of = self.of;
-        let n = of.base.position_count();
-        let start = chunk * of.size;
-        let items = start..start.saturating_add(of.size).min(n);
+        let items = items_of(chunk..chunk + 1, of.size, of.base.position_count());
         // SAFETY: chunks of disjoint ranges of chunk positions are disjoint ranges of the
         // base's positions, within them (`Drive::seq`'s contract, passed on).
         let items = unsafe { of.base.seq(items) };

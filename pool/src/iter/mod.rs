@@ -10,7 +10,7 @@
 //! tree walks, `empty`/`once`/`repeat`/`repeat_n` and `par_bridge`; the adaptors `map`,
 //! `map_init`/`map_with`, `inspect`, `update`, `filter`, `filter_map`, `flat_map_iter`,
 //! `flatten_iter`, `copied`, `cloned`, `enumerate`, `zip`/`zip_eq`, `chain`,
-//! `interleave` (and `_shortest`), `intersperse`, `skip`,
+//! `interleave` (and `_shortest`), `intersperse`, `chunks`, `skip`,
 //! `take`, `take_any`/`skip_any` (and `_while`), `step_by`, `rev`, `positions`,
 //! `fold`/`fold_with` (and `try_`), `fold_chunks`, `with_min_len`/`with_max_len`,
 //! `panic_fuse`; the consumers `for_each` (and `_init`/`_with`, and `try_`), `count`,
@@ -22,7 +22,7 @@
 mod adapt;
 mod bridge;
 mod char_range;
-mod chunks;
+pub(crate) mod chunks;
 mod collect;
 mod collections;
 mod compare;
@@ -36,6 +36,7 @@ mod fold;
 mod fold_chunks;
 mod generate;
 mod grain;
+mod grouped;
 mod identity;
 mod interleave;
 mod owned;
@@ -57,8 +58,7 @@ pub use adapt::{
     Positions, Update, Zip, ZipEq,
 };
 pub use bridge::{IterBridge, ParallelBridge};
-use chunks::Cut;
-pub use chunks::{Chunks, ChunksExact, ChunksMut, Pieces, RChunks, Windows};
+use chunks::{ChunksMut, Cut, Pieces};
 pub use collect::FromParallelIterator;
 pub use computed::Computed;
 pub use drain::{ParallelDrainFull, ParallelDrainRange};
@@ -72,6 +72,7 @@ pub use fold_chunks::{FoldChunks, FoldChunksWith};
 pub use generate::repeatn;
 pub use generate::{empty, once, repeat, repeat_n, Empty, Once, Repeat, RepeatN};
 pub use grain::{MaxLen, MinLen};
+pub use grouped::{Chunks, Groups};
 pub use identity::CloneOf;
 pub use interleave::{Alternate, Interleave, InterleaveShortest, Intersperse};
 pub use owned::IntoIter;
@@ -1567,6 +1568,22 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Zip { a: self, b: other }
     }
 
+    /// The items gathered `chunk_size` to a `Vec`, in order, the last `Vec` shorter when
+    /// `chunk_size` does not divide the length, as rayon's `chunks`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let groups: Vec<Vec<u32>> = (0..7u32).into_par_iter().chunks(3).collect();
+    /// assert_eq!(groups, [vec![0, 1, 2], vec![3, 4, 5], vec![6]]);
+    /// ```
+    fn chunks(self, chunk_size: usize) -> Chunks<Self> {
+        assert!(chunk_size != 0, "chunks: chunk_size must not be zero");
+        Chunks::new(self, chunk_size)
+    }
+
     /// This iterator's first item, `other`'s first, this one's second, ..., then the rest
     /// of the longer one, as rayon's `interleave`.
     ///
@@ -1649,7 +1666,8 @@ impl<'data, T: Sync + 'data> IndexedParallelIterator for Iter<'data, T> {}
 impl<'data, T: Send + 'data> IndexedParallelIterator for IterMut<'data, T> {}
 impl<T: Send> IndexedParallelIterator for IntoIter<T> {}
 impl IndexedParallelIterator for text::Bytes<'_> {}
-impl<'data, T: Sync + 'data> IndexedParallelIterator for Chunks<'data, T> {}
+impl<'data, T: Sync + 'data> IndexedParallelIterator for chunks::Chunks<'data, T> {}
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {}
 impl<'data, T: Send + 'data> IndexedParallelIterator for ChunksMut<'data, T> {}
 impl<'data, T: Sync + 'data, K: Cut + Sync + Send> IndexedParallelIterator for Pieces<'data, T, K> {}
 impl<T> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}

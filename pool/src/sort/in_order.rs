@@ -2,7 +2,8 @@
 //! long enough to pay for that, so a sort handed sorted input returns at a fraction of a
 //! serial pass's cost.
 
-use crate::iter::{ChunksMut, IndexedParallelIterator, ParallelIterator};
+use crate::iter::{IndexedParallelIterator, ParallelIterator};
+use crate::slice::ChunksMut;
 use crate::sync;
 
 /// Items the first look checks on the caller, before any region: input out of order

@@ -20,8 +20,9 @@
 
 use super::radix_key::sealed::Bits;
 use super::radix_key::{BUCKETS, DIGIT_BITS};
-use crate::iter::{ChunksMut, IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
+use crate::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
 use crate::ops::region::Disjoint;
+use crate::slice::ChunksMut;
 use std::mem::{size_of, MaybeUninit};
 use std::ops::Range;
 use std::ptr;

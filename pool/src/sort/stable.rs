@@ -8,8 +8,9 @@
 //! back. A comparator that panics mid-round leaves the slice as the round found it.
 
 use super::unstable::PARALLEL_FROM;
-use crate::iter::{ChunksMut, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::ops::region::Disjoint;
+use crate::slice::ChunksMut;
 use std::cmp::Ordering;
 use std::mem::{size_of, MaybeUninit};
 use std::ops::Range;
