@@ -3,7 +3,9 @@
 //! (`par_chunks_mut`, rayon's sorts and a radix sort), in the prelude; `Vec`s and arrays
 //! reach them through their slice.
 
-pub use crate::iter::chunks::{Chunks, ChunksExact, ChunksMut, Pieces, RChunks, Windows};
+pub use crate::iter::chunks::{
+    Chunks, ChunksExact, ChunksExactMut, ChunksMut, Pieces, PiecesMut, RChunks, RChunksMut, Windows,
+};
 pub use crate::sort::radix_key::RadixKey;
 
 use crate::sort::{cached_key, radix, stable, unstable};
@@ -28,7 +30,7 @@ pub trait ParallelSlice<T: Sync> {
     /// ```
     fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
         assert!(chunk_size != 0, "par_chunks: chunk_size must not be zero");
-        Chunks::new(self.as_parallel_slice(), chunk_size)
+        Pieces::new(self.as_parallel_slice(), chunk_size)
     }
 
     /// The slice's whole chunks of `chunk_size` items; the rest, fewer at the end, is left
@@ -123,7 +125,47 @@ pub trait ParallelSliceMut<T: Send> {
             chunk_size != 0,
             "par_chunks_mut: chunk_size must not be zero"
         );
-        ChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+        PiecesMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// The slice's whole mutable chunks of `chunk_size` items; the rest, fewer at the end,
+    /// is left out.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = [1, 2, 3, 4, 5];
+    /// xs.par_chunks_exact_mut(2).for_each(|pair| pair.swap(0, 1));
+    /// assert_eq!(xs, [2, 1, 4, 3, 5]);
+    /// ```
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        assert!(
+            chunk_size != 0,
+            "par_chunks_exact_mut: chunk_size must not be zero"
+        );
+        PiecesMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// The slice in mutable chunks of `chunk_size` items from the back, the front one
+    /// shorter when `chunk_size` does not divide the length.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = [0u32; 5];
+    /// xs.par_rchunks_mut(2).enumerate().for_each(|(i, chunk)| chunk.fill(i as u32));
+    /// assert_eq!(xs, [2, 1, 1, 0, 0]);
+    /// ```
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        assert!(
+            chunk_size != 0,
+            "par_rchunks_mut: chunk_size must not be zero"
+        );
+        PiecesMut::new(self.as_parallel_slice_mut(), chunk_size)
     }
 
     /// Sorts the slice, stable (equal items keep their order), as `slice::sort`: one run

@@ -161,6 +161,32 @@ fn chunks_cut_as_std_cuts() {
                         chunk.iter_mut().for_each(|y| *y += i as u32);
                     });
                 assert_eq!(ys, serial_ys, "mut, len {len}, size {size}");
+                let mut ys = xs.clone();
+                ys.par_chunks_exact_mut(size)
+                    .enumerate()
+                    .for_each(|(i, chunk)| chunk.iter_mut().for_each(|y| *y += i as u32));
+                ys.par_rchunks_mut(size).enumerate().for_each(|(i, chunk)| {
+                    chunk
+                        .iter_mut()
+                        .for_each(|y| *y = y.wrapping_mul(i as u32 + 2))
+                });
+                let mut serial_ys = xs.clone();
+                serial_ys
+                    .chunks_exact_mut(size)
+                    .enumerate()
+                    .for_each(|(i, chunk)| chunk.iter_mut().for_each(|y| *y += i as u32));
+                serial_ys
+                    .rchunks_mut(size)
+                    .enumerate()
+                    .for_each(|(i, chunk)| {
+                        chunk
+                            .iter_mut()
+                            .for_each(|y| *y = y.wrapping_mul(i as u32 + 2))
+                    });
+                assert_eq!(
+                    ys, serial_ys,
+                    "exact and from the back, mut, len {len}, size {size}"
+                );
             };
             check();
             pool.install(check);

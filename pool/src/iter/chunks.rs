@@ -1,8 +1,10 @@
 //! The chunk sources of a slice, indexed by chunk: `par_chunks(n)` and `par_chunks_mut(n)`
 //! (position `i` is the chunk that starts at item `i * n`; the last may be shorter),
-//! `par_chunks_exact(n)` (the whole chunks only), `par_rchunks(n)` (chunk `i` ends `i * n`
-//! items before the end; the last, at the front, may be shorter) and `par_windows(n)`
-//! (position `i` is the window that starts at item `i`).
+//! `par_chunks_exact(n)` and its `_mut` form (the whole chunks only), `par_rchunks(n)` and
+//! its `_mut` form (chunk `i` ends `i * n` items before the end; the last, at the front,
+//! may be shorter) and `par_windows(n)` (position `i` is the window that starts at item
+//! `i`). One source over shared items, [`Pieces`], and one over mutable items,
+//! [`PiecesMut`], each cut as its kind says.
 
 use super::drive::sealed::Drive;
 use std::marker::PhantomData;
@@ -14,38 +16,142 @@ pub(crate) fn items_of(range: Range<usize>, size: usize, len: usize) -> Range<us
     range.start.saturating_mul(size).min(end)..end
 }
 
-/// A parallel iterator over a slice in chunks: `slice.par_chunks(n)`.
-#[derive(Debug, Clone)]
-#[must_use = "iterators do nothing until consumed"]
-pub struct Chunks<'data, T> {
-    items: &'data [T],
-    size: usize,
+/// How a piece source cuts a slice: how many pieces, which items a range of them covers,
+/// and those items' pieces. Not nameable outside the crate: the consumers that write in
+/// place trust a range's items to make one piece per position.
+pub trait Cut {
+    /// The pieces of a range's items, in order.
+    type Seq<'data, T: 'data>: Iterator<Item = &'data [T]>;
+
+    /// How many pieces `len` items make in pieces of `size`.
+    fn count(len: usize, size: usize) -> usize;
+
+    /// The items pieces `range` (within `count`) cover, of `len`.
+    fn items(range: Range<usize>, size: usize, len: usize) -> Range<usize>;
+
+    /// The pieces of `items`, the items of a range of pieces.
+    fn cut<T>(items: &[T], size: usize) -> Self::Seq<'_, T>;
 }
 
-impl<'data, T> Chunks<'data, T> {
-    /// `items` in chunks of `size` (not 0).
-    pub(crate) fn new(items: &'data [T], size: usize) -> Chunks<'data, T> {
-        Chunks { items, size }
+/// A [`Cut`] whose pieces do not overlap, so that disjoint ranges of pieces cover disjoint
+/// items: it can lend them mutably.
+pub trait CutMut: Cut {
+    /// The mutable pieces of a range's items, in order.
+    type SeqMut<'data, T: 'data>: Iterator<Item = &'data mut [T]>;
+
+    /// As [`Cut::cut`], mutably.
+    fn cut_mut<T>(items: &mut [T], size: usize) -> Self::SeqMut<'_, T>;
+}
+
+/// Chunks from the front, the last maybe shorter: `par_chunks`.
+#[derive(Debug)]
+pub enum FromFront {}
+
+/// Whole chunks from the front, the rest left out: `par_chunks_exact`.
+#[derive(Debug)]
+pub enum Exact {}
+
+/// Chunks from the back, the shorter one at the front: `par_rchunks`.
+#[derive(Debug)]
+pub enum FromBack {}
+
+/// Every run of `size` adjacent items: `par_windows`.
+#[derive(Debug)]
+pub enum Overlapping {}
+
+impl Cut for FromFront {
+    type Seq<'data, T: 'data> = std::slice::Chunks<'data, T>;
+
+    fn count(len: usize, size: usize) -> usize {
+        len.div_ceil(size)
+    }
+
+    fn items(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
+        items_of(range, size, len)
+    }
+
+    fn cut<T>(items: &[T], size: usize) -> Self::Seq<'_, T> {
+        items.chunks(size)
     }
 }
 
-impl<'data, T: Sync + 'data> Drive for Chunks<'data, T> {
-    type Item = &'data [T];
-    type Seq<'a>
-        = std::slice::Chunks<'data, T>
-    where
-        Self: 'a;
+impl CutMut for FromFront {
+    type SeqMut<'data, T: 'data> = std::slice::ChunksMut<'data, T>;
 
-    fn position_count(&self) -> usize {
-        self.items.len().div_ceil(self.size)
+    fn cut_mut<T>(items: &mut [T], size: usize) -> Self::SeqMut<'_, T> {
+        items.chunks_mut(size)
+    }
+}
+
+impl Cut for Exact {
+    type Seq<'data, T: 'data> = std::slice::ChunksExact<'data, T>;
+
+    fn count(len: usize, size: usize) -> usize {
+        len / size
     }
 
-    fn exact(&self) -> bool {
-        true
+    fn items(range: Range<usize>, size: usize, _: usize) -> Range<usize> {
+        // Within `count`: no product passes the length.
+        range.start * size..range.end * size
     }
 
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        self.items[items_of(range, self.size, self.items.len())].chunks(self.size)
+    fn cut<T>(items: &[T], size: usize) -> Self::Seq<'_, T> {
+        items.chunks_exact(size)
+    }
+}
+
+impl CutMut for Exact {
+    type SeqMut<'data, T: 'data> = std::slice::ChunksExactMut<'data, T>;
+
+    fn cut_mut<T>(items: &mut [T], size: usize) -> Self::SeqMut<'_, T> {
+        items.chunks_exact_mut(size)
+    }
+}
+
+impl Cut for FromBack {
+    type Seq<'data, T: 'data> = std::slice::RChunks<'data, T>;
+
+    fn count(len: usize, size: usize) -> usize {
+        len.div_ceil(size)
+    }
+
+    fn items(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
+        // Chunk `i` ends `i * size` items before the end; the last starts at 0.
+        let end = len - range.start.saturating_mul(size).min(len);
+        let start = len - range.end.saturating_mul(size).min(len);
+        start..end
+    }
+
+    fn cut<T>(items: &[T], size: usize) -> Self::Seq<'_, T> {
+        items.rchunks(size)
+    }
+}
+
+impl CutMut for FromBack {
+    type SeqMut<'data, T: 'data> = std::slice::RChunksMut<'data, T>;
+
+    fn cut_mut<T>(items: &mut [T], size: usize) -> Self::SeqMut<'_, T> {
+        items.rchunks_mut(size)
+    }
+}
+
+impl Cut for Overlapping {
+    type Seq<'data, T: 'data> = std::slice::Windows<'data, T>;
+
+    fn count(len: usize, size: usize) -> usize {
+        len.saturating_sub(size - 1)
+    }
+
+    fn items(range: Range<usize>, size: usize, _: usize) -> Range<usize> {
+        if range.is_empty() {
+            range.start..range.start
+        } else {
+            range.start..range.end + size - 1
+        }
+    }
+
+    fn cut<T>(items: &[T], size: usize) -> Self::Seq<'_, T> {
+        items.windows(size)
     }
 }
 
@@ -55,7 +161,7 @@ impl<'data, T: Sync + 'data> Drive for Chunks<'data, T> {
 pub struct Pieces<'data, T, K> {
     items: &'data [T],
     size: usize,
-    kind: PhantomData<K>,
+    kind: PhantomData<fn() -> K>,
 }
 
 impl<T, K> Clone for Pieces<'_, T, K> {
@@ -75,21 +181,7 @@ impl<'data, T, K> Pieces<'data, T, K> {
     }
 }
 
-/// How a piece source cuts a slice: how many pieces, and the pieces of a range of them.
-/// Not nameable outside the crate: the consumers that write in place trust `seq` to yield
-/// one piece per position.
-pub trait Cut {
-    /// The pieces of a range, in order.
-    type Seq<'data, T: 'data>: Iterator<Item = &'data [T]>;
-
-    /// How many pieces `len` items make.
-    fn count(len: usize, size: usize) -> usize;
-
-    /// Pieces `range` (within `count`) of `items`.
-    fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T>;
-}
-
-impl<'data, T: Sync + 'data, K: Cut + Sync> Drive for Pieces<'data, T, K> {
+impl<'data, T: Sync + 'data, K: Cut> Drive for Pieces<'data, T, K> {
     type Item = &'data [T];
     type Seq<'a>
         = K::Seq<'data, T>
@@ -105,67 +197,15 @@ impl<'data, T: Sync + 'data, K: Cut + Sync> Drive for Pieces<'data, T, K> {
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        K::seq(self.items, self.size, range)
+        K::cut(
+            &self.items[K::items(range, self.size, self.items.len())],
+            self.size,
+        )
     }
 }
 
-/// Whole chunks from the front, the rest left out: `par_chunks_exact`.
-#[derive(Debug)]
-pub enum Exact {}
-
-impl Cut for Exact {
-    type Seq<'data, T: 'data> = std::slice::ChunksExact<'data, T>;
-
-    fn count(len: usize, size: usize) -> usize {
-        len / size
-    }
-
-    fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T> {
-        items[range.start * size..range.end * size].chunks_exact(size)
-    }
-}
-
-/// Chunks from the back, the shorter one at the front: `par_rchunks`.
-#[derive(Debug)]
-pub enum FromBack {}
-
-impl Cut for FromBack {
-    type Seq<'data, T: 'data> = std::slice::RChunks<'data, T>;
-
-    fn count(len: usize, size: usize) -> usize {
-        len.div_ceil(size)
-    }
-
-    fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T> {
-        let len = items.len();
-        // Chunk `i` ends `i * size` items before the end; the last starts at 0.
-        let end = len - range.start.saturating_mul(size).min(len);
-        let start = len - range.end.saturating_mul(size).min(len);
-        items[start..end].rchunks(size)
-    }
-}
-
-/// Every run of `size` adjacent items: `par_windows`.
-#[derive(Debug)]
-pub enum Overlapping {}
-
-impl Cut for Overlapping {
-    type Seq<'data, T: 'data> = std::slice::Windows<'data, T>;
-
-    fn count(len: usize, size: usize) -> usize {
-        len.saturating_sub(size - 1)
-    }
-
-    fn seq<T>(items: &[T], size: usize, range: Range<usize>) -> Self::Seq<'_, T> {
-        let end = if range.is_empty() {
-            range.start
-        } else {
-            range.end + size - 1
-        };
-        items[range.start..end].windows(size)
-    }
-}
-
+/// `slice.par_chunks(n)`: chunks of `n` items, in order; the last may be shorter.
+pub type Chunks<'data, T> = Pieces<'data, T, FromFront>;
 /// `slice.par_chunks_exact(n)`: the whole chunks of `n` items, in order; the rest, fewer
 /// than `n` at the end, is [`remainder`](Pieces::remainder).
 pub type ChunksExact<'data, T> = Pieces<'data, T, Exact>;
@@ -188,47 +228,50 @@ impl<'data, T> ChunksExact<'data, T> {
     }
 }
 
-/// A parallel iterator over a mutable slice in chunks: `slice.par_chunks_mut(n)`.
+/// A mutable slice's pieces, indexed as the kind `K` cuts them.
 ///
 /// # Safety
 /// `ptr` and `len` are a slice borrowed mutably for `'data`; `seq`'s callers ask for
-/// disjoint ranges of chunks, which are disjoint ranges of items: each is lent once.
+/// disjoint ranges of pieces, which are disjoint ranges of items (`CutMut`): each is lent
+/// once.
 #[derive(Debug)]
 #[must_use = "iterators do nothing until consumed"]
-pub struct ChunksMut<'data, T> {
+pub struct PiecesMut<'data, T, K> {
     ptr: *mut T,
     len: usize,
     size: usize,
-    marker: PhantomData<&'data mut [T]>,
+    lent: PhantomData<&'data mut [T]>,
+    kind: PhantomData<fn() -> K>,
 }
 
 // SAFETY: the items are lent to other threads, each once (struct `# Safety`): `T: Send`
 // suffices, as for `&mut [T]`'s parts moved across threads.
-unsafe impl<T: Send> Send for ChunksMut<'_, T> {}
-// SAFETY: as above; shared `&ChunksMut`s hand out disjoint parts only.
-unsafe impl<T: Send> Sync for ChunksMut<'_, T> {}
+unsafe impl<T: Send, K> Send for PiecesMut<'_, T, K> {}
+// SAFETY: as above; shared `&PiecesMut`s hand out disjoint parts only.
+unsafe impl<T: Send, K> Sync for PiecesMut<'_, T, K> {}
 
-impl<'data, T> ChunksMut<'data, T> {
-    /// `items` in mutable chunks of `size` (not 0).
-    pub(crate) fn new(items: &'data mut [T], size: usize) -> ChunksMut<'data, T> {
-        ChunksMut {
+impl<'data, T, K> PiecesMut<'data, T, K> {
+    /// `items` in mutable pieces of `size` (not 0).
+    pub(crate) fn new(items: &'data mut [T], size: usize) -> PiecesMut<'data, T, K> {
+        PiecesMut {
             ptr: items.as_mut_ptr(),
             len: items.len(),
             size,
-            marker: PhantomData,
+            lent: PhantomData,
+            kind: PhantomData,
         }
     }
 }
 
-impl<'data, T: Send + 'data> Drive for ChunksMut<'data, T> {
+impl<'data, T: Send + 'data, K: CutMut> Drive for PiecesMut<'data, T, K> {
     type Item = &'data mut [T];
     type Seq<'a>
-        = std::slice::ChunksMut<'data, T>
+        = K::SeqMut<'data, T>
     where
         Self: 'a;
 
     fn position_count(&self) -> usize {
-        self.len.div_ceil(self.size)
+        K::count(self.len, self.size)
     }
 
     fn exact(&self) -> bool {
@@ -236,11 +279,20 @@ impl<'data, T: Send + 'data> Drive for ChunksMut<'data, T> {
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        let items = items_of(range, self.size, self.len);
-        // SAFETY: within the slice borrowed for 'data (`items_of` stays below `len`), and
+        let items = K::items(range, self.size, self.len);
+        // SAFETY: within the slice borrowed for 'data (`items` stays below `len`), and
         // disjoint from every other range lent (struct `# Safety`).
         let part =
             unsafe { std::slice::from_raw_parts_mut(self.ptr.add(items.start), items.len()) };
-        part.chunks_mut(self.size)
+        K::cut_mut(part, self.size)
     }
 }
+
+/// `slice.par_chunks_mut(n)`: mutable chunks of `n` items; the last may be shorter.
+pub type ChunksMut<'data, T> = PiecesMut<'data, T, FromFront>;
+/// `slice.par_chunks_exact_mut(n)`: the whole mutable chunks of `n` items; the rest is
+/// left out.
+pub type ChunksExactMut<'data, T> = PiecesMut<'data, T, Exact>;
+/// `slice.par_rchunks_mut(n)`: mutable chunks of `n` items from the back; the front one may
+/// be shorter.
+pub type RChunksMut<'data, T> = PiecesMut<'data, T, FromBack>;

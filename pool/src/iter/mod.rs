@@ -58,7 +58,7 @@ pub use adapt::{
     Positions, Update, Zip, ZipEq,
 };
 pub use bridge::{IterBridge, ParallelBridge};
-use chunks::{ChunksMut, Cut, Pieces};
+use chunks::{Cut, CutMut, Pieces, PiecesMut};
 pub use collect::FromParallelIterator;
 pub use computed::Computed;
 pub use drain::{ParallelDrainFull, ParallelDrainRange};
@@ -1666,10 +1666,9 @@ impl<'data, T: Sync + 'data> IndexedParallelIterator for Iter<'data, T> {}
 impl<'data, T: Send + 'data> IndexedParallelIterator for IterMut<'data, T> {}
 impl<T: Send> IndexedParallelIterator for IntoIter<T> {}
 impl IndexedParallelIterator for text::Bytes<'_> {}
-impl<'data, T: Sync + 'data> IndexedParallelIterator for chunks::Chunks<'data, T> {}
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {}
-impl<'data, T: Send + 'data> IndexedParallelIterator for ChunksMut<'data, T> {}
-impl<'data, T: Sync + 'data, K: Cut + Sync + Send> IndexedParallelIterator for Pieces<'data, T, K> {}
+impl<'data, T: Sync + 'data, K: Cut> IndexedParallelIterator for Pieces<'data, T, K> {}
+impl<'data, T: Send + 'data, K: CutMut> IndexedParallelIterator for PiecesMut<'data, T, K> {}
 impl<T> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}
 impl<T> IndexedParallelIterator for RangeInclusiveIter<T> where
     RangeInclusiveIter<T>: ParallelIterator
