@@ -495,9 +495,33 @@ fn the_any_forms_on_one_thread_are_std_s_and_every_form_stops_early() {
 }
 
 #[test]
+fn a_chain_makes_a_computed_side_only_when_consumed() {
+    let folded = AtomicUsize::new(0);
+    let xs: Vec<u64> = (0..10_000).collect();
+    let chained = xs
+        .par_iter()
+        .fold(
+            || 0u64,
+            |a, &x| {
+                folded.fetch_add(1, Ordering::Relaxed);
+                a + x
+            },
+        )
+        .chain(rayforce_pool::iter::once(1));
+    assert_eq!(folded.load(Ordering::Relaxed), 0, "made when chained");
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    let total: u64 = pool.install(|| chained.sum());
+    assert_eq!(total, xs.iter().sum::<u64>() + 1);
+    assert_eq!(folded.load(Ordering::Relaxed), xs.len());
+}
+
+#[test]
 #[should_panic(expected = "chain: 18446744073709551615 and 2 items are more than a usize counts")]
 fn a_chain_longer_than_a_usize_counts_is_refused() {
-    let _ = (0..usize::MAX).into_par_iter().chain(0..2usize);
+    // Counted when consumed: making the chain counts nothing (a `fold` side would make its
+    // items there).
+    let chained = (0..usize::MAX).into_par_iter().chain(0..2usize);
+    let _ = chained.count();
 }
 
 #[test]

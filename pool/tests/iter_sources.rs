@@ -187,6 +187,19 @@ fn chunks_cut_as_std_cuts() {
                     ys, serial_ys,
                     "exact and from the back, mut, len {len}, size {size}"
                 );
+                let mut chunks = ys.par_chunks_exact_mut(size);
+                let rest_len = chunks.remainder().len();
+                let rest = chunks.take_remainder();
+                rest.iter_mut().for_each(|y| *y = u32::MAX);
+                assert!(chunks.remainder().is_empty());
+                chunks.for_each(|chunk| chunk.fill(0));
+                let whole = len / size * size;
+                assert_eq!(rest_len, len - whole);
+                assert!(
+                    ys[..whole].iter().all(|&y| y == 0),
+                    "len {len}, size {size}"
+                );
+                assert!(ys[whole..].iter().all(|&y| y == u32::MAX));
             };
             check();
             pool.install(check);

@@ -288,6 +288,47 @@ impl<'data, T: Send + 'data, K: CutMut> Drive for PiecesMut<'data, T, K> {
     }
 }
 
+impl<'data, T> ChunksExactMut<'data, T> {
+    /// The items after the last whole chunk (fewer than the chunk size), which no chunk
+    /// lends.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = [1, 2, 3, 4, 5];
+    /// let mut chunks = xs.par_chunks_exact_mut(2);
+    /// chunks.remainder()[0] = 50;
+    /// chunks.for_each(|pair| pair.swap(0, 1));
+    /// assert_eq!(xs, [2, 1, 4, 3, 50]);
+    /// ```
+    pub fn remainder(&mut self) -> &mut [T] {
+        self.take_rest(false)
+    }
+
+    /// The items after the last whole chunk, for the rest of `'data`; the iterator has no
+    /// remainder after (its chunks stay).
+    pub fn take_remainder(&mut self) -> &'data mut [T] {
+        self.take_rest(true)
+    }
+
+    /// The items after the last whole chunk, for the rest of `'data`.
+    pub fn into_remainder(mut self) -> &'data mut [T] {
+        self.take_rest(true)
+    }
+
+    /// The items after the whole chunks; `take`: shortened off the source for good.
+    fn take_rest(&mut self, take: bool) -> &'data mut [T] {
+        let whole = self.len / self.size * self.size;
+        let rest = self.len - whole;
+        if take {
+            self.len = whole;
+        }
+        // SAFETY: within the slice borrowed for 'data; no chunk covers these items
+        // (`Exact::items` stops at the whole chunks), and a taken rest leaves the source,
+        // so it is lent once. An untaken rest is borrowed from `&mut self` by `remainder`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(whole), rest) }
+    }
+}
+
 /// `slice.par_chunks_mut(n)`: mutable chunks of `n` items; the last may be shorter.
 pub type ChunksMut<'data, T> = PiecesMut<'data, T, FromFront>;
 /// `slice.par_chunks_exact_mut(n)`: the whole mutable chunks of `n` items; the rest is

@@ -18,8 +18,8 @@ pub struct Interleave<A, B> {
     base: Chain<A, B>,
 }
 
-impl<A: Drive, B: Drive> Interleave<A, B> {
-    /// Both sources, after checking that their positions together fit a `usize`.
+impl<A, B> Interleave<A, B> {
+    /// Both sources (their positions together checked to fit a `usize` when counted).
     pub(crate) fn new(a: A, b: B) -> Self {
         Interleave {
             base: Chain::new(a, b, "interleave"),
@@ -58,7 +58,7 @@ where
     positions_of_base!(exact: base);
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        let Chain { a, b } = &self.base;
+        let Chain { a, b, .. } = &self.base;
         let (na, nb) = (a.position_count(), b.position_count());
         // The positions where the two alternate: twice the shorter's length.
         let alternating = 2 * na.min(nb);
@@ -73,6 +73,7 @@ where
             at: range.start,
             end: range.end,
             alternating,
+            tail_from_a: na > nb,
         }
     }
 }
@@ -85,6 +86,8 @@ pub struct Alternate<SA, SB> {
     at: usize,
     end: usize,
     alternating: usize,
+    /// Whether the items past `alternating` are `a`'s (else `b`'s).
+    tail_from_a: bool,
 }
 
 impl<T, SA: Iterator<Item = T>, SB: Iterator<Item = T>> Iterator for Alternate<SA, SB> {
@@ -98,7 +101,11 @@ impl<T, SA: Iterator<Item = T>, SB: Iterator<Item = T>> Iterator for Alternate<S
         self.at += 1;
         if at >= self.alternating {
             // Past the shorter's end: only the longer's range has items left.
-            self.a.next().or_else(|| self.b.next())
+            if self.tail_from_a {
+                self.a.next()
+            } else {
+                self.b.next()
+            }
         } else if at % 2 == 1 {
             self.b.next()
         } else {
@@ -130,11 +137,11 @@ where
     I::Item: Clone,
 {
     /// `base`'s items with `separator` between, after checking that their positions fit a
-    /// `usize`.
+    /// `usize` (an indexed base's count makes nothing).
     pub(crate) fn new(base: I, separator: I::Item) -> Self {
         let n = base.position_count();
         assert!(
-            n.checked_mul(2).is_some(),
+            n.checked_add(n.saturating_sub(1)).is_some(),
             "intersperse: {n} items and their separators are more than a usize counts"
         );
         Intersperse {
@@ -169,7 +176,8 @@ where
 
     fn position_count(&self) -> usize {
         // Checked in `new`.
-        (2 * self.base.position_count()).saturating_sub(1)
+        let n = self.base.position_count();
+        n + n.saturating_sub(1)
     }
 
     fn exact(&self) -> bool {
@@ -196,6 +204,8 @@ where
             at: range.start,
             end: range.end,
             alternating,
+            // Never reached: every position alternates.
+            tail_from_a: true,
         }
     }
 }

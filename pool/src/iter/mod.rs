@@ -357,8 +357,8 @@ pub trait ParallelIterator: Drive + Sized + Send {
     /// The items of this iterator, then those of `other`.
     ///
     /// # Panics
-    /// If the two have more positions together than a `usize` counts (ranges of
-    /// `usize::MAX` items, say).
+    /// When consumed, if the two have more positions together than a `usize` counts
+    /// (ranges of `usize::MAX` items, say).
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
@@ -1588,7 +1588,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// of the longer one, as rayon's `interleave`.
     ///
     /// # Panics
-    /// If the two lengths add up to more than a `usize` counts.
+    /// When consumed, if the two lengths add up to more than a `usize` counts.
     ///
     /// ```
     /// use rayforce_pool::prelude::*;

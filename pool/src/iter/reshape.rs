@@ -145,18 +145,15 @@ impl<I: Drive> Drive for Rev<I> {
 pub struct Chain<A, B> {
     pub(crate) a: A,
     pub(crate) b: B,
+    /// The adaptor it stands for (`chain`, `interleave`), named in its panic.
+    adaptor: &'static str,
 }
 
-impl<A: Drive, B: Drive> Chain<A, B> {
-    /// Both sides, after checking that their positions together fit a `usize` (past it, the
-    /// tail of `b` would be out of reach); `adaptor` names the caller in the panic.
-    pub(crate) fn new(a: A, b: B, adaptor: &str) -> Self {
-        let (na, nb) = (a.position_count(), b.position_count());
-        assert!(
-            na.checked_add(nb).is_some(),
-            "{adaptor}: {na} and {nb} items are more than a usize counts"
-        );
-        Chain { a, b }
+impl<A, B> Chain<A, B> {
+    /// Both sides. Their positions are not counted yet: a computed side (`fold`) makes its
+    /// items when they are, which is the consumer's to start, on its pool.
+    pub(crate) fn new(a: A, b: B, adaptor: &'static str) -> Self {
+        Chain { a, b, adaptor }
     }
 }
 
@@ -171,9 +168,17 @@ where
     where
         Self: 'a;
 
+    /// # Panics
+    /// If the two sides have more positions together than a `usize` counts: past it, the
+    /// tail of `b` would be out of reach.
     fn position_count(&self) -> usize {
-        // Checked in `new`.
-        self.a.position_count() + self.b.position_count()
+        let (na, nb) = (self.a.position_count(), self.b.position_count());
+        na.checked_add(nb).unwrap_or_else(|| {
+            panic!(
+                "{}: {na} and {nb} items are more than a usize counts",
+                self.adaptor
+            )
+        })
     }
 
     fn exact(&self) -> bool {
