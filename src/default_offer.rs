@@ -6,6 +6,7 @@
 
 use crate::static_memory;
 use crate::Runtime;
+use rayforce_alloc::OnBind;
 use rayforce_pool::Pool;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -14,6 +15,13 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 static OFFERED: AtomicPtr<Runtime> = AtomicPtr::new(std::ptr::null_mut());
 
 impl Runtime {
+    /// The allocator as the runtime serves allocations through it: offering the pool
+    /// on each thread's binding.
+    #[inline(always)]
+    pub(crate) fn served(&self) -> OnBind<'_, impl Fn() + Copy + '_> {
+        self.alloc.on_bind(move || self.offer_pool())
+    }
+
     /// Offers this runtime's pool as the default one, if this runtime lives in static
     /// memory, where a `#[global_allocator]` does, and no other runtime offered its own.
     /// Called on each thread binding, which the first allocation of a thread through this

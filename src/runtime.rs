@@ -185,17 +185,13 @@ unsafe impl GlobalAlloc for Runtime {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract passes through.
-        unsafe { self.alloc.on_bind(|| self.offer_pool()).alloc(layout) }
+        unsafe { self.served().alloc(layout) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as above.
-        unsafe {
-            self.alloc
-                .on_bind(|| self.offer_pool())
-                .alloc_zeroed(layout)
-        }
+        unsafe { self.served().alloc_zeroed(layout) }
     }
 
     #[inline]
@@ -207,10 +203,6 @@ unsafe impl GlobalAlloc for Runtime {
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: as above.
-        unsafe {
-            self.alloc
-                .on_bind(|| self.offer_pool())
-                .realloc(ptr, layout, new_size)
-        }
+        unsafe { self.served().realloc(ptr, layout, new_size) }
     }
 }
