@@ -68,7 +68,7 @@ fn wait_child(pid: libc::pid_t, what: &str) {
 }
 
 #[test]
-fn children_of_a_busy_parent_can_allocate_and_bind() {
+fn children_forked_from_a_busy_parent_can_allocate_and_bind() {
     child_of_a_busy_multithreaded_parent_can_allocate();
     a_child_forked_while_other_threads_bind_can_bind();
 }
