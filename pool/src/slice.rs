@@ -1,13 +1,20 @@
-//! The slice methods, as rayon's `rayon::slice`: [`ParallelSlice`] (`par_chunks`,
-//! `par_chunks_exact`, `par_rchunks`, `par_windows`) and [`ParallelSliceMut`]
-//! (`par_chunks_mut`, rayon's sorts and a radix sort), in the prelude; `Vec`s and arrays
-//! reach them through their slice.
+//! The slice methods, as rayon's `rayon::slice`: [`ParallelSlice`] (`par_split`,
+//! `par_split_inclusive`, `par_chunk_by`, `par_chunks`, `par_chunks_exact`, `par_rchunks`,
+//! `par_rchunks_exact`, `par_windows`) and [`ParallelSliceMut`] (their `_mut` forms, rayon's
+//! sorts and a radix sort), in the prelude; `Vec`s and arrays reach them through their
+//! slice.
 
 pub use crate::iter::chunks::{
-    Chunks, ChunksExact, ChunksExactMut, ChunksMut, Pieces, PiecesMut, RChunks, RChunksMut, Windows,
+    Chunks, ChunksExact, ChunksExactMut, ChunksMut, Pieces, PiecesMut, RChunks, RChunksExact,
+    RChunksExactMut, RChunksMut, Windows,
+};
+pub use crate::iter::separated::{
+    ChunkBy, ChunkByMut, PiecesFrom, Separated, SeparatedMut, Split, SplitInclusive,
+    SplitInclusiveMut, SplitMut,
 };
 pub use crate::sort::radix_key::RadixKey;
 
+use crate::iter::separated;
 use crate::sort::{cached_key, radix, stable, unstable};
 use std::cmp::Ordering;
 
@@ -15,6 +22,58 @@ use std::cmp::Ordering;
 pub trait ParallelSlice<T: Sync> {
     /// The slice.
     fn as_parallel_slice(&self) -> &[T];
+
+    /// The pieces between the items `separator` holds for, as `slice::split`: the empty
+    /// slice gives one empty piece, and adjacent, leading or trailing separators give
+    /// empty pieces.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9];
+    /// let products: Vec<i32> = xs.par_split(|&x| x == 0).map(|p| p.iter().product()).collect();
+    /// assert_eq!(products, [6, 64, 162]);
+    /// let pieces: Vec<&[i32]> = [0, 1, 0, 0].par_split(|&x| x == 0).collect();
+    /// assert_eq!(pieces, [&[][..], &[1], &[], &[]]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        separated::split(self.as_parallel_slice(), separator)
+    }
+
+    /// The pieces each ended by an item `separator` holds for, which it keeps, as
+    /// `slice::split_inclusive`: no empty last piece after a final separator (none at all
+    /// in the empty slice).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9];
+    /// let lengths: Vec<usize> = xs.par_split_inclusive(|&x| x == 0).map(<[_]>::len).collect();
+    /// assert_eq!(lengths, [4, 4, 3]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        separated::split_inclusive(self.as_parallel_slice(), separator)
+    }
+
+    /// The runs in which `same` holds for each item and the one before it, as
+    /// `slice::chunk_by`: none in the empty slice.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 1, 2, 3, 3, 3, 1];
+    /// let runs: Vec<&[i32]> = xs.par_chunk_by(|a, b| a == b).collect();
+    /// assert_eq!(runs, [&[1, 1][..], &[2], &[3, 3, 3], &[1]]);
+    /// ```
+    fn par_chunk_by<F>(&self, same: F) -> ChunkBy<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        separated::chunk_by(self.as_parallel_slice(), same)
+    }
 
     /// The slice in chunks of `chunk_size` items, the last one shorter when `chunk_size`
     /// does not divide the length.
@@ -67,6 +126,26 @@ pub trait ParallelSlice<T: Sync> {
     /// ```
     fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
         assert!(chunk_size != 0, "par_rchunks: chunk_size must not be zero");
+        Pieces::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// The slice's whole chunks of `chunk_size` items from the back; the rest, fewer at
+    /// the front, is left out ([`remainder`](Pieces::remainder) has it).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 3, 4, 5];
+    /// let chunks: Vec<&[i32]> = xs.par_rchunks_exact(2).collect();
+    /// assert_eq!(chunks, [&[4, 5][..], &[2, 3]]);
+    /// ```
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        assert!(
+            chunk_size != 0,
+            "par_rchunks_exact: chunk_size must not be zero"
+        );
         Pieces::new(self.as_parallel_slice(), chunk_size)
     }
 
@@ -166,6 +245,80 @@ pub trait ParallelSliceMut<T: Send> {
             "par_rchunks_mut: chunk_size must not be zero"
         );
         PiecesMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// The slice's whole mutable chunks of `chunk_size` items from the back; the rest,
+    /// fewer at the front, is left out.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = [1, 2, 3, 4, 5];
+    /// xs.par_rchunks_exact_mut(2).for_each(|pair| pair.swap(0, 1));
+    /// assert_eq!(xs, [1, 3, 2, 5, 4]);
+    /// ```
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        assert!(
+            chunk_size != 0,
+            "par_rchunks_exact_mut: chunk_size must not be zero"
+        );
+        PiecesMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// The mutable pieces between the items `separator` holds for, as
+    /// `slice::split_mut`. The separators are found first, in parallel (each thread
+    /// reading only the items it was lent), then the pieces are handed out.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9];
+    /// xs.par_split_mut(|&x| x == 0).for_each(|piece| piece.reverse());
+    /// assert_eq!(xs, [3, 2, 1, 0, 8, 4, 2, 0, 9, 6, 3]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        separated::split_mut(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// The mutable pieces each ended by an item `separator` holds for, which it keeps, as
+    /// `slice::split_inclusive_mut` (the separators found first, as in
+    /// [`par_split_mut`](Self::par_split_mut)).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9];
+    /// xs.par_split_inclusive_mut(|&x| x == 0).for_each(|piece| piece.reverse());
+    /// assert_eq!(xs, [0, 3, 2, 1, 0, 8, 4, 2, 9, 6, 3]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        separated::split_inclusive_mut(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// The mutable runs in which `same` holds for each item and the one before it, as
+    /// `slice::chunk_by_mut` (the runs' starts found first, as in
+    /// [`par_split_mut`](Self::par_split_mut)).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let mut xs = [1, 1, 2, 3, 3, 3, 1];
+    /// xs.par_chunk_by_mut(|a, b| a == b).for_each(|run| {
+    ///     let len = run.len() as i32;
+    ///     run.iter_mut().for_each(|x| *x *= len);
+    /// });
+    /// assert_eq!(xs, [2, 2, 2, 9, 9, 9, 1]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, same: F) -> ChunkByMut<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        separated::chunk_by_mut(self.as_parallel_slice_mut(), same)
     }
 
     /// Sorts the slice, stable (equal items keep their order), as `slice::sort`: one run

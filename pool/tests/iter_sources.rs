@@ -130,6 +130,14 @@ fn chunks_cut_as_std_cuts() {
                 assert_eq!(rest, xs.chunks_exact(size).remainder());
                 let from_back: Vec<&[u32]> = xs.par_rchunks(size).collect();
                 assert_eq!(from_back, xs.rchunks(size).collect::<Vec<_>>());
+                let exact_from_back: Vec<&[u32]> = xs.par_rchunks_exact(size).collect();
+                assert_eq!(exact_from_back, xs.rchunks_exact(size).collect::<Vec<_>>());
+                let rest = xs.par_rchunks_exact(size).remainder();
+                assert_eq!(rest, xs.rchunks_exact(size).remainder());
+                assert_eq!(
+                    xs.par_rchunks_exact(size).len(),
+                    xs.rchunks_exact(size).len()
+                );
                 let windows: Vec<&[u32]> = xs.par_windows(size).collect();
                 assert_eq!(windows, xs.windows(size).collect::<Vec<_>>());
                 assert_eq!(xs.par_windows(size).len(), xs.windows(size).len());
@@ -170,6 +178,9 @@ fn chunks_cut_as_std_cuts() {
                         .iter_mut()
                         .for_each(|y| *y = y.wrapping_mul(i as u32 + 2))
                 });
+                ys.par_rchunks_exact_mut(size)
+                    .enumerate()
+                    .for_each(|(i, chunk)| chunk.iter_mut().for_each(|y| *y ^= i as u32 + 1));
                 let mut serial_ys = xs.clone();
                 serial_ys
                     .chunks_exact_mut(size)
@@ -183,6 +194,10 @@ fn chunks_cut_as_std_cuts() {
                             .iter_mut()
                             .for_each(|y| *y = y.wrapping_mul(i as u32 + 2))
                     });
+                serial_ys
+                    .rchunks_exact_mut(size)
+                    .enumerate()
+                    .for_each(|(i, chunk)| chunk.iter_mut().for_each(|y| *y ^= i as u32 + 1));
                 assert_eq!(
                     ys, serial_ys,
                     "exact and from the back, mut, len {len}, size {size}"
@@ -200,10 +215,102 @@ fn chunks_cut_as_std_cuts() {
                     "len {len}, size {size}"
                 );
                 assert!(ys[whole..].iter().all(|&y| y == u32::MAX));
+                let mut chunks = ys.par_rchunks_exact_mut(size);
+                assert_eq!(chunks.remainder().len(), len % size);
+                chunks.take_remainder().fill(7);
+                assert!(chunks.remainder().is_empty());
+                chunks.for_each(|chunk| chunk.fill(1));
+                let (front, back) = ys.split_at(len % size);
+                assert!(front.iter().all(|&y| y == 7), "len {len}, size {size}");
+                assert!(back.iter().all(|&y| y == 1), "len {len}, size {size}");
             };
             check();
             pool.install(check);
         }
+    }
+}
+
+/// Asserts that `got`'s pieces are `expected`'s: the same items, each at the same place.
+fn same_pieces<T: PartialEq + std::fmt::Debug>(got: &[&[T]], expected: &[&[T]], what: &str) {
+    let placed = |pieces: &[&[T]]| -> Vec<(*const T, usize)> {
+        pieces.iter().map(|p| (p.as_ptr(), p.len())).collect()
+    };
+    assert_eq!(got, expected, "{what}");
+    assert_eq!(placed(got), placed(expected), "{what}: placed");
+}
+
+#[test]
+fn splits_cut_as_std_cuts() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    // Every slice of up to 6 items of 0, 1 and 2, then long ones whose separators and runs
+    // fall on every side of a 4,096-item block's edge.
+    let mut slices: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut last = slices.clone();
+    for _ in 0..6 {
+        last = (last.iter())
+            .flat_map(|xs| (0..3).map(move |x| [&xs[..], &[x]].concat()))
+            .collect();
+        slices.extend(last.iter().cloned());
+    }
+    for edge in [4096, 8192] {
+        for offset in [edge - 2, edge - 1, edge, edge + 1] {
+            let mut xs: Vec<u8> = (0..3 * 4096 + 7).map(|i| (i % 5 == 0) as u8).collect();
+            xs[offset] = 2;
+            slices.push(xs);
+        }
+    }
+    slices.push((0..20_000).map(|i| (i / 4096 % 2) as u8).collect());
+    let separator = |x: &u8| *x == 0;
+    let same = |a: &u8, b: &u8| a == b;
+    for xs in &slices {
+        let check = || {
+            let what = format!("{xs:?}");
+            let split: Vec<&[u8]> = xs.par_split(separator).collect();
+            same_pieces(&split, &xs.split(separator).collect::<Vec<_>>(), &what);
+            let inclusive: Vec<&[u8]> = xs.par_split_inclusive(separator).collect();
+            let serial: Vec<&[u8]> = xs.split_inclusive(separator).collect();
+            same_pieces(&inclusive, &serial, &what);
+            let runs: Vec<&[u8]> = xs.par_chunk_by(same).collect();
+            same_pieces(&runs, &xs.chunk_by(same).collect::<Vec<_>>(), &what);
+            // Mutably: the same pieces, at the same places.
+            type Cut = fn(&mut [u8]) -> Vec<&mut [u8]>;
+            let serial: [Cut; 3] = [
+                |xs| xs.split_mut(|x| *x == 0).collect(),
+                |xs| xs.split_inclusive_mut(|x| *x == 0).collect(),
+                |xs| xs.chunk_by_mut(|a, b| a == b).collect(),
+            ];
+            let parallel: [Cut; 3] = [
+                |xs| xs.par_split_mut(|x| *x == 0).collect(),
+                |xs| xs.par_split_inclusive_mut(|x| *x == 0).collect(),
+                |xs| xs.par_chunk_by_mut(|a, b| a == b).collect(),
+            ];
+            let placed = |pieces: Vec<&mut [u8]>, base: usize| -> Vec<(usize, usize)> {
+                (pieces.into_iter())
+                    .map(|piece| (piece.as_ptr() as usize - base, piece.len()))
+                    .collect()
+            };
+            for (serial, parallel) in serial.into_iter().zip(parallel) {
+                let (mut ys, mut zs) = (xs.clone(), xs.clone());
+                let (ys_base, zs_base) = (ys.as_ptr() as usize, zs.as_ptr() as usize);
+                let expected = placed(serial(&mut ys), ys_base);
+                assert_eq!(placed(parallel(&mut zs), zs_base), expected, "mut {what}");
+            }
+            // Each piece written by the thread it was lent to.
+            let (mut ys, mut zs) = (xs.clone(), xs.clone());
+            ys.split_mut(separator).for_each(<[u8]>::reverse);
+            ys.split_inclusive_mut(separator)
+                .for_each(|p| p.rotate_right(usize::from(!p.is_empty())));
+            ys.chunk_by_mut(same)
+                .for_each(|run| run.fill(run.len() as u8));
+            zs.par_split_mut(separator).for_each(<[u8]>::reverse);
+            zs.par_split_inclusive_mut(separator)
+                .for_each(|p| p.rotate_right(usize::from(!p.is_empty())));
+            zs.par_chunk_by_mut(same)
+                .for_each(|run| run.fill(run.len() as u8));
+            assert_eq!(zs, ys, "written {what}");
+        };
+        check();
+        pool.install(check);
     }
 }
 

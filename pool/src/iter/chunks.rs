@@ -2,8 +2,8 @@
 //! (position `i` is the chunk that starts at item `i * n`; the last may be shorter),
 //! `par_chunks_exact(n)` and its `_mut` form (the whole chunks only), `par_rchunks(n)` and
 //! its `_mut` form (chunk `i` ends `i * n` items before the end; the last, at the front,
-//! may be shorter) and `par_windows(n)` (position `i` is the window that starts at item
-//! `i`). One source over shared items, [`Pieces`], and one over mutable items,
+//! may be shorter), `par_rchunks_exact(n)` and its `_mut` form (the whole ones only) and
+//! `par_windows(n)` (position `i` is the window that starts at item `i`). One source over shared items, [`Pieces`], and one over mutable items,
 //! [`PiecesMut`], each cut as its kind says.
 
 use super::drive::sealed::Drive;
@@ -54,6 +54,10 @@ pub enum Exact {}
 /// Chunks from the back, the shorter one at the front: `par_rchunks`.
 #[derive(Debug)]
 pub enum FromBack {}
+
+/// Whole chunks from the back, the rest (at the front) left out: `par_rchunks_exact`.
+#[derive(Debug)]
+pub enum ExactFromBack {}
 
 /// Every run of `size` adjacent items: `par_windows`.
 #[derive(Debug)]
@@ -135,6 +139,55 @@ impl CutMut for FromBack {
     }
 }
 
+impl Cut for ExactFromBack {
+    type Seq<'data, T: 'data> = std::slice::RChunksExact<'data, T>;
+
+    fn count(len: usize, size: usize) -> usize {
+        len / size
+    }
+
+    fn items(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
+        // Within `count`: no product passes the length.
+        len - range.end * size..len - range.start * size
+    }
+
+    fn cut<T>(items: &[T], size: usize) -> Self::Seq<'_, T> {
+        items.rchunks_exact(size)
+    }
+}
+
+impl CutMut for ExactFromBack {
+    type SeqMut<'data, T: 'data> = std::slice::RChunksExactMut<'data, T>;
+
+    fn cut_mut<T>(items: &mut [T], size: usize) -> Self::SeqMut<'_, T> {
+        items.rchunks_exact_mut(size)
+    }
+}
+
+/// A [`CutMut`] of whole chunks only, which leaves fewer items than a chunk at one end.
+pub trait ExactCut: CutMut {
+    /// Whether the items left out are at the front (else at the back).
+    const REST_AT_FRONT: bool;
+}
+
+impl ExactCut for Exact {
+    const REST_AT_FRONT: bool = false;
+}
+
+impl ExactCut for ExactFromBack {
+    const REST_AT_FRONT: bool = true;
+}
+
+/// The items of `len` that whole chunks of `size` leave out, at the front or the back.
+fn rest_of<K: ExactCut>(len: usize, size: usize) -> Range<usize> {
+    let rest = len % size;
+    if K::REST_AT_FRONT {
+        0..rest
+    } else {
+        len - rest..len
+    }
+}
+
 impl Cut for Overlapping {
     type Seq<'data, T: 'data> = std::slice::Windows<'data, T>;
 
@@ -211,20 +264,25 @@ pub type Chunks<'data, T> = Pieces<'data, T, FromFront>;
 pub type ChunksExact<'data, T> = Pieces<'data, T, Exact>;
 /// `slice.par_rchunks(n)`: chunks of `n` items from the back; the front one may be shorter.
 pub type RChunks<'data, T> = Pieces<'data, T, FromBack>;
+/// `slice.par_rchunks_exact(n)`: the whole chunks of `n` items from the back; the rest,
+/// fewer than `n` at the front, is [`remainder`](Pieces::remainder).
+pub type RChunksExact<'data, T> = Pieces<'data, T, ExactFromBack>;
 /// `slice.par_windows(n)`: every run of `n` adjacent items, in order.
 pub type Windows<'data, T> = Pieces<'data, T, Overlapping>;
 
-impl<'data, T> ChunksExact<'data, T> {
-    /// The items after the last whole chunk: fewer than the chunk size.
+impl<'data, T, K: ExactCut> Pieces<'data, T, K> {
+    /// The items no whole chunk covers, fewer than the chunk size: after the last chunk
+    /// (`par_chunks_exact`) or before it (`par_rchunks_exact`).
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
     /// let xs = [1, 2, 3, 4, 5];
     /// assert_eq!(xs.par_chunks_exact(2).remainder(), [5]);
+    /// assert_eq!(xs.par_rchunks_exact(2).remainder(), [1]);
     /// ```
     #[must_use]
     pub fn remainder(&self) -> &'data [T] {
-        &self.items[self.items.len() / self.size * self.size..]
+        &self.items[rest_of::<K>(self.items.len(), self.size)]
     }
 }
 
@@ -288,9 +346,10 @@ impl<'data, T: Send + 'data, K: CutMut> Drive for PiecesMut<'data, T, K> {
     }
 }
 
-impl<'data, T> ChunksExactMut<'data, T> {
-    /// The items after the last whole chunk (fewer than the chunk size), which no chunk
-    /// lends.
+impl<'data, T, K: ExactCut> PiecesMut<'data, T, K> {
+    /// The items no whole chunk covers (fewer than the chunk size), which no chunk lends:
+    /// after the last chunk (`par_chunks_exact_mut`) or before it
+    /// (`par_rchunks_exact_mut`).
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
@@ -299,33 +358,43 @@ impl<'data, T> ChunksExactMut<'data, T> {
     /// chunks.remainder()[0] = 50;
     /// chunks.for_each(|pair| pair.swap(0, 1));
     /// assert_eq!(xs, [2, 1, 4, 3, 50]);
+    /// let mut chunks = xs.par_rchunks_exact_mut(2);
+    /// chunks.remainder()[0] = 20;
+    /// chunks.for_each(|pair| pair.swap(0, 1));
+    /// assert_eq!(xs, [20, 4, 1, 50, 3]);
     /// ```
     pub fn remainder(&mut self) -> &mut [T] {
         self.take_rest(false)
     }
 
-    /// The items after the last whole chunk, for the rest of `'data`; the iterator has no
+    /// The items no whole chunk covers, for the rest of `'data`; the iterator has no
     /// remainder after (its chunks stay).
     pub fn take_remainder(&mut self) -> &'data mut [T] {
         self.take_rest(true)
     }
 
-    /// The items after the last whole chunk, for the rest of `'data`.
+    /// The items no whole chunk covers, for the rest of `'data`.
     pub fn into_remainder(mut self) -> &'data mut [T] {
         self.take_rest(true)
     }
 
-    /// The items after the whole chunks; `take`: shortened off the source for good.
+    /// The items beside the whole chunks; `take`: cut off the source for good.
     fn take_rest(&mut self, take: bool) -> &'data mut [T] {
-        let whole = self.len / self.size * self.size;
-        let rest = self.len - whole;
+        let rest = rest_of::<K>(self.len, self.size);
+        // SAFETY: within the slice borrowed for 'data (`rest` is within `len`).
+        let rest_ptr = unsafe { self.ptr.add(rest.start) };
         if take {
-            self.len = whole;
+            self.len -= rest.len();
+            if K::REST_AT_FRONT {
+                // SAFETY: still within the slice: the whole chunks start past the rest.
+                self.ptr = unsafe { self.ptr.add(rest.len()) };
+            }
         }
-        // SAFETY: within the slice borrowed for 'data; no chunk covers these items
-        // (`Exact::items` stops at the whole chunks), and a taken rest leaves the source,
-        // so it is lent once. An untaken rest is borrowed from `&mut self` by `remainder`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(whole), rest) }
+        // SAFETY: within the slice borrowed for 'data; no chunk covers these items (the
+        // `ExactCut` kinds cut whole chunks only, away from the rest), and a taken rest
+        // leaves the source, so it is lent once. An untaken rest is borrowed from
+        // `&mut self` by `remainder`.
+        unsafe { std::slice::from_raw_parts_mut(rest_ptr, rest.len()) }
     }
 }
 
@@ -337,3 +406,6 @@ pub type ChunksExactMut<'data, T> = PiecesMut<'data, T, Exact>;
 /// `slice.par_rchunks_mut(n)`: mutable chunks of `n` items from the back; the front one may
 /// be shorter.
 pub type RChunksMut<'data, T> = PiecesMut<'data, T, FromBack>;
+/// `slice.par_rchunks_exact_mut(n)`: the whole mutable chunks of `n` items from the back;
+/// the rest, at the front, is left out.
+pub type RChunksExactMut<'data, T> = PiecesMut<'data, T, ExactFromBack>;

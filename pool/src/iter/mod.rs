@@ -44,6 +44,7 @@ mod panic_fuse;
 mod partition;
 mod range_paths;
 mod reshape;
+pub(crate) mod separated;
 mod source;
 mod split;
 mod take_any;
