@@ -9,12 +9,12 @@ pub use crate::iter::chunks::{
     RChunksExactMut, RChunksMut, Windows,
 };
 pub use crate::iter::separated::{
-    ChunkBy, ChunkByMut, PiecesFrom, Separated, SeparatedMut, Split, SplitInclusive,
-    SplitInclusiveMut, SplitMut,
+    ChunkBy, ChunkByMut, Separated, SeparatedMut, Split, SplitInclusive, SplitInclusiveMut,
+    SplitMut,
 };
 pub use crate::sort::radix_key::RadixKey;
 
-use crate::iter::separated;
+use crate::iter::separated::{Between, EndedBy, Runs};
 use crate::sort::{cached_key, radix, stable, unstable};
 use std::cmp::Ordering;
 
@@ -39,7 +39,7 @@ pub trait ParallelSlice<T: Sync> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        separated::split(self.as_parallel_slice(), separator)
+        Separated::new(self.as_parallel_slice(), Between(separator))
     }
 
     /// The pieces each ended by an item `separator` holds for, which it keeps, as
@@ -56,7 +56,7 @@ pub trait ParallelSlice<T: Sync> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        separated::split_inclusive(self.as_parallel_slice(), separator)
+        Separated::new(self.as_parallel_slice(), EndedBy(separator))
     }
 
     /// The runs in which `same` holds for each item and the one before it, as
@@ -72,7 +72,7 @@ pub trait ParallelSlice<T: Sync> {
     where
         F: Fn(&T, &T) -> bool + Send + Sync,
     {
-        separated::chunk_by(self.as_parallel_slice(), same)
+        Separated::new(self.as_parallel_slice(), Runs(same))
     }
 
     /// The slice in chunks of `chunk_size` items, the last one shorter when `chunk_size`
@@ -281,7 +281,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        separated::split_mut(self.as_parallel_slice_mut(), separator)
+        SeparatedMut::new(self.as_parallel_slice_mut(), Between(separator))
     }
 
     /// The mutable pieces each ended by an item `separator` holds for, which it keeps, as
@@ -298,7 +298,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        separated::split_inclusive_mut(self.as_parallel_slice_mut(), separator)
+        SeparatedMut::new(self.as_parallel_slice_mut(), EndedBy(separator))
     }
 
     /// The mutable runs in which `same` holds for each item and the one before it, as
@@ -318,7 +318,7 @@ pub trait ParallelSliceMut<T: Send> {
     where
         F: Fn(&T, &T) -> bool + Send + Sync,
     {
-        separated::chunk_by_mut(self.as_parallel_slice_mut(), same)
+        SeparatedMut::new(self.as_parallel_slice_mut(), Runs(same))
     }
 
     /// Sorts the slice, stable (equal items keep their order), as `slice::sort`: one run

@@ -223,6 +223,10 @@ fn chunks_cut_as_std_cuts() {
                 let (front, back) = ys.split_at(len % size);
                 assert!(front.iter().all(|&y| y == 7), "len {len}, size {size}");
                 assert!(back.iter().all(|&y| y == 1), "len {len}, size {size}");
+                let rest = ys.par_rchunks_exact_mut(size).into_remainder();
+                assert_eq!(rest.len(), len % size);
+                rest.fill(3);
+                assert!(ys[..len % size].iter().all(|&y| y == 3));
             };
             check();
             pool.install(check);
@@ -261,7 +265,7 @@ fn splits_cut_as_std_cuts() {
     }
     slices.push((0..20_000).map(|i| (i / 4096 % 2) as u8).collect());
     let separator = |x: &u8| *x == 0;
-    let same = |a: &u8, b: &u8| a == b;
+    let same = |a: &u8, b: &u8| a <= b;
     for xs in &slices {
         let check = || {
             let what = format!("{xs:?}");
@@ -277,12 +281,12 @@ fn splits_cut_as_std_cuts() {
             let serial: [Cut; 3] = [
                 |xs| xs.split_mut(|x| *x == 0).collect(),
                 |xs| xs.split_inclusive_mut(|x| *x == 0).collect(),
-                |xs| xs.chunk_by_mut(|a, b| a == b).collect(),
+                |xs| xs.chunk_by_mut(|a, b| a <= b).collect(),
             ];
             let parallel: [Cut; 3] = [
                 |xs| xs.par_split_mut(|x| *x == 0).collect(),
                 |xs| xs.par_split_inclusive_mut(|x| *x == 0).collect(),
-                |xs| xs.par_chunk_by_mut(|a, b| a == b).collect(),
+                |xs| xs.par_chunk_by_mut(|a, b| a <= b).collect(),
             ];
             let placed = |pieces: Vec<&mut [u8]>, base: usize| -> Vec<(usize, usize)> {
                 (pieces.into_iter())
@@ -312,6 +316,25 @@ fn splits_cut_as_std_cuts() {
         check();
         pool.install(check);
     }
+    // Zero-sized items, every one a separator.
+    let mut units = [(); 9];
+    let every = |_: &()| true;
+    assert_eq!(units.par_split(every).count(), units.split(every).count());
+    let inclusive: Vec<&[()]> = units.par_split_inclusive(every).collect();
+    assert_eq!(inclusive, units.split_inclusive(every).collect::<Vec<_>>());
+    assert_eq!(units.par_chunk_by(|_, _| false).count(), 9);
+    assert_eq!(units.par_split_mut(every).count(), 10);
+    assert_eq!(units.par_chunk_by_mut(|_, _| true).count(), 1);
+}
+
+#[test]
+#[should_panic(expected = "more than a usize counts")]
+fn a_split_of_usize_max_zero_sized_items_is_refused() {
+    // SAFETY: a slice of zero-sized items may be any length, at a dangling aligned pointer.
+    let units: &[()] = unsafe {
+        std::slice::from_raw_parts(std::ptr::NonNull::<()>::dangling().as_ptr(), usize::MAX)
+    };
+    let _ = units.par_split(|_| false).count();
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! `par_chunks_exact(n)` and its `_mut` form (the whole chunks only), `par_rchunks(n)` and
 //! its `_mut` form (chunk `i` ends `i * n` items before the end; the last, at the front,
 //! may be shorter), `par_rchunks_exact(n)` and its `_mut` form (the whole ones only) and
-//! `par_windows(n)` (position `i` is the window that starts at item `i`). One source over shared items, [`Pieces`], and one over mutable items,
-//! [`PiecesMut`], each cut as its kind says.
+//! `par_windows(n)` (position `i` is the window that starts at item `i`). One source over
+//! shared items, [`Pieces`], and one over mutable items, [`PiecesMut`], each cut as its
+//! kind says.
 
 use super::drive::sealed::Drive;
 use std::marker::PhantomData;

@@ -10,13 +10,14 @@
 //! once. A mutable slice cannot be read past a range while another thread holds the piece
 //! there, so its marks are found first, each participant reading only the blocks it
 //! claimed (the marks that pair the last item of one block with the first of the next are
-//! read after, on the caller), and its pieces are handed out whole: a computed source.
+//! read after, on the caller); then position `k` is piece `k`, cut at the marks.
 
 use super::chunks::ChunksMut;
-use super::computed::{sealed::Make, Computed, Once};
 use super::drive::sealed::Drive;
 use super::{IndexedParallelIterator, ParallelIterator};
+use std::marker::PhantomData;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// Items a participant reads marks in at a time in a mutable slice.
 const MARK_BLOCK: usize = 4096;
@@ -41,15 +42,15 @@ pub trait Mark<T>: Sync {
 
 /// Pieces between the items `P` holds for, which are left out: `par_split`.
 #[derive(Clone)]
-pub struct Between<P>(P);
+pub struct Between<P>(pub(crate) P);
 
 /// Pieces each ended by an item `P` holds for, which it keeps: `par_split_inclusive`.
 #[derive(Clone)]
-pub struct EndedBy<P>(P);
+pub struct EndedBy<P>(pub(crate) P);
 
 /// Runs in which `P` holds for each item and the one before it: `par_chunk_by`.
 #[derive(Clone)]
-pub struct Runs<P>(P);
+pub struct Runs<P>(pub(crate) P);
 
 impl<T, P: Fn(&T) -> bool + Sync> Mark<T> for Between<P> {
     const STARTS_AFTER: usize = 1;
@@ -85,8 +86,14 @@ impl<T, P: Fn(&T, &T) -> bool + Sync> Mark<T> for Runs<P> {
 }
 
 /// How many positions `len` items cut by `M` have.
+///
+/// # Panics
+/// Where a piece may start at the end of `usize::MAX` (zero-sized) items: one position
+/// more than a `usize` counts.
 fn positions<T, M: Mark<T>>(len: usize) -> usize {
-    len + usize::from(M::AT_END)
+    len.checked_add(usize::from(M::AT_END)).unwrap_or_else(|| {
+        panic!("par_split of {len} items: its pieces may start at {len} + 1 positions, more than a usize counts")
+    })
 }
 
 /// Whether a piece of `items` cut by `mark` starts at position `at`.
@@ -102,7 +109,7 @@ pub struct Separated<'data, T, M> {
 }
 
 impl<'data, T, M> Separated<'data, T, M> {
-    fn new(items: &'data [T], mark: M) -> Separated<'data, T, M> {
+    pub(crate) fn new(items: &'data [T], mark: M) -> Separated<'data, T, M> {
         Separated { items, mark }
     }
 }
@@ -152,7 +159,6 @@ impl<'data, T: Sync + 'data, M: Mark<T>> Drive for Separated<'data, T, M> {
 }
 
 /// The pieces that start in a range of a [`Separated`] source, in order.
-#[derive(Debug)]
 pub struct PiecesFrom<'data, 'm, T, M> {
     items: &'data [T],
     mark: &'m M,
@@ -178,22 +184,123 @@ impl<'data, T, M: Mark<T>> Iterator for PiecesFrom<'data, '_, T, M> {
     }
 }
 
-/// How a mutable slice's pieces are made: its marks found in parallel, then the slice cut
-/// at them.
-pub struct MarkingMut<'data, T, M> {
-    items: Once<&'data mut [T]>,
+/// A mutable slice's pieces, cut where the kind `M` marks it; position `k` is piece `k`,
+/// the marks found when a consumer first asks for their count.
+///
+/// # Safety
+/// `ptr` and `len` are a slice borrowed mutably for `'data`. The items are read through
+/// it only while the marks are found, before any piece is lent (`seq` asks for the marks
+/// first); `seq`'s callers ask for disjoint ranges of pieces, which are disjoint items.
+#[must_use = "iterators do nothing until consumed"]
+pub struct SeparatedMut<'data, T, M> {
+    ptr: *mut T,
+    len: usize,
     mark: M,
+    /// Where `mark` marks the items, in order: made once.
+    marks: OnceLock<Vec<usize>>,
+    lent: PhantomData<&'data mut [T]>,
 }
 
-impl<'data, T: Send, M: Mark<T>> Make for MarkingMut<'data, T, M> {
+// SAFETY: the items are lent to other threads, each once, and marked by the threads they
+// were lent to (struct `# Safety`): `T: Send` suffices, as for `&mut [T]`'s parts.
+unsafe impl<T: Send, M: Send> Send for SeparatedMut<'_, T, M> {}
+// SAFETY: as above; shared `&SeparatedMut`s hand out disjoint pieces only.
+unsafe impl<T: Send, M: Sync> Sync for SeparatedMut<'_, T, M> {}
+
+impl<'data, T, M> SeparatedMut<'data, T, M> {
+    pub(crate) fn new(items: &'data mut [T], mark: M) -> SeparatedMut<'data, T, M> {
+        SeparatedMut {
+            ptr: items.as_mut_ptr(),
+            len: items.len(),
+            mark,
+            marks: OnceLock::new(),
+            lent: PhantomData,
+        }
+    }
+}
+
+impl<T, M> std::fmt::Debug for SeparatedMut<'_, T, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeparatedMut")
+            .field("len", &self.len)
+            .field("marks", &self.marks.get().map(Vec::len))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Send, M: Mark<T>> SeparatedMut<'_, T, M> {
+    /// The marks, found on the first call (a call that unwinds leaves none: the next
+    /// looks again).
+    fn marks(&self) -> &[usize] {
+        self.marks.get_or_init(|| {
+            // SAFETY: no piece is lent before the marks exist (struct `# Safety`), and
+            // `OnceLock` runs one making at a time.
+            let items = unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) };
+            marks_of(items, &self.mark)
+        })
+    }
+}
+
+impl<'data, T: Send + 'data, M: Mark<T>> Drive for SeparatedMut<'data, T, M> {
+    type Item = &'data mut [T];
+    type Seq<'a>
+        = PiecesMutAt<'data, 'a, T, M>
+    where
+        Self: 'a;
+
+    fn position_count(&self) -> usize {
+        let marks = self.marks();
+        let last_start = marks.last().map_or(0, |&mark| mark + M::STARTS_AFTER);
+        marks.len() + usize::from(M::AT_END || last_start < self.len)
+    }
+
+    fn exact(&self) -> bool {
+        false
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        PiecesMutAt {
+            ptr: self.ptr,
+            len: self.len,
+            marks: self.marks(),
+            pieces: range,
+            lent: PhantomData,
+            kind: PhantomData,
+        }
+    }
+}
+
+/// The pieces of a range of a [`SeparatedMut`] source, in order.
+pub struct PiecesMutAt<'data, 'm, T, M> {
+    ptr: *mut T,
+    len: usize,
+    marks: &'m [usize],
+    /// The pieces not yielded yet.
+    pieces: Range<usize>,
+    lent: PhantomData<&'data mut [T]>,
+    kind: PhantomData<fn() -> M>,
+}
+
+impl<'data, T, M: Mark<T>> Iterator for PiecesMutAt<'data, '_, T, M> {
     type Item = &'data mut [T];
 
-    fn make(&self) -> Vec<&'data mut [T]> {
-        let Some(items) = self.items.take() else {
-            return Vec::new();
-        };
-        let marks = marks_of(items, &self.mark);
-        cut_at::<T, M>(items, marks)
+    fn next(&mut self) -> Option<&'data mut [T]> {
+        let k = self.pieces.next()?;
+        let start = k
+            .checked_sub(1)
+            .map_or(0, |k| self.marks[k] + M::STARTS_AFTER);
+        let end = self
+            .marks
+            .get(k)
+            .map_or(self.len, |&mark| mark + M::STARTS_AFTER - M::LEAVES_OUT);
+        // SAFETY: `start..end` lies within the slice borrowed for 'data, and is piece `k`
+        // alone: pieces do not overlap, and each range of pieces is lent once (the source's
+        // `# Safety`).
+        Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), end - start) })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.pieces.size_hint()
     }
 }
 
@@ -201,7 +308,7 @@ impl<'data, T: Send, M: Mark<T>> Make for MarkingMut<'data, T, M> {
 /// it, then the marks that read two blocks' items, on the caller.
 fn marks_of<T: Send, M: Mark<T>>(items: &mut [T], mark: &M) -> Vec<usize> {
     let first = usize::from(M::LOOKS_BACK);
-    let mut marks: Vec<usize> = ChunksMut::new(items, MARK_BLOCK)
+    let within: Vec<usize> = ChunksMut::new(items, MARK_BLOCK)
         .enumerate()
         .flat_map_iter(|(block, own)| {
             let base = block * MARK_BLOCK;
@@ -210,42 +317,22 @@ fn marks_of<T: Send, M: Mark<T>>(items: &mut [T], mark: &M) -> Vec<usize> {
                 .map(move |i| base + i)
         })
         .collect();
-    if M::LOOKS_BACK {
-        let edges = (MARK_BLOCK..items.len()).step_by(MARK_BLOCK);
-        marks.extend(edges.filter(|&i| mark.marked(items, i)));
-        // Two sorted runs: the stable sort merges them in one pass.
-        marks.sort();
+    if !M::LOOKS_BACK {
+        return within;
     }
+    let mut edges = (MARK_BLOCK..items.len())
+        .step_by(MARK_BLOCK)
+        .filter(|&i| mark.marked(items, i))
+        .peekable();
+    let mut marks = Vec::with_capacity(within.len());
+    for mark in within {
+        while let Some(edge) = edges.next_if(|&edge| edge < mark) {
+            marks.push(edge);
+        }
+        marks.push(mark);
+    }
+    marks.extend(edges);
     marks
-}
-
-/// `items` cut as `M` says at `marks` (in order).
-fn cut_at<T, M: Mark<T>>(items: &mut [T], marks: Vec<usize>) -> Vec<&mut [T]> {
-    let len = items.len();
-    let mut pieces = Vec::with_capacity(marks.len() + 1);
-    let (mut rest, mut at) = (items, 0);
-    for mark in marks {
-        let next = mark + M::STARTS_AFTER;
-        let (piece, tail) = rest.split_at_mut(next - M::LEAVES_OUT - at);
-        pieces.push(piece);
-        rest = &mut tail[M::LEAVES_OUT..];
-        at = next;
-    }
-    if M::AT_END || at < len {
-        pieces.push(rest);
-    }
-    pieces
-}
-
-/// A mutable slice's pieces, cut where the kind `M` marks it (found when first consumed).
-pub type SeparatedMut<'data, T, M> = Computed<MarkingMut<'data, T, M>>;
-
-/// `items` cut at `mark`'s marks, mutably.
-fn separated_mut<T: Send, M: Mark<T>>(items: &mut [T], mark: M) -> SeparatedMut<'_, T, M> {
-    Computed::new(MarkingMut {
-        items: Once::new(items),
-        mark,
-    })
 }
 
 /// `slice.par_split(separator)`: the pieces between the items `separator` holds for.
@@ -262,45 +349,6 @@ pub type SplitMut<'data, T, P> = SeparatedMut<'data, T, Between<P>>;
 pub type SplitInclusiveMut<'data, T, P> = SeparatedMut<'data, T, EndedBy<P>>;
 /// `slice.par_chunk_by_mut(same)`: as [`ChunkBy`], mutably.
 pub type ChunkByMut<'data, T, P> = SeparatedMut<'data, T, Runs<P>>;
-
-pub(crate) fn split<T, P>(items: &[T], separator: P) -> Split<'_, T, P> {
-    Separated::new(items, Between(separator))
-}
-
-pub(crate) fn split_inclusive<T, P>(items: &[T], separator: P) -> SplitInclusive<'_, T, P> {
-    Separated::new(items, EndedBy(separator))
-}
-
-pub(crate) fn chunk_by<T, P>(items: &[T], same: P) -> ChunkBy<'_, T, P> {
-    Separated::new(items, Runs(same))
-}
-
-pub(crate) fn split_mut<T, P>(items: &mut [T], separator: P) -> SplitMut<'_, T, P>
-where
-    T: Send,
-    P: Fn(&T) -> bool + Sync,
-{
-    separated_mut(items, Between(separator))
-}
-
-pub(crate) fn split_inclusive_mut<T, P>(
-    items: &mut [T],
-    separator: P,
-) -> SplitInclusiveMut<'_, T, P>
-where
-    T: Send,
-    P: Fn(&T) -> bool + Sync,
-{
-    separated_mut(items, EndedBy(separator))
-}
-
-pub(crate) fn chunk_by_mut<T, P>(items: &mut [T], same: P) -> ChunkByMut<'_, T, P>
-where
-    T: Send,
-    P: Fn(&T, &T) -> bool + Sync,
-{
-    separated_mut(items, Runs(same))
-}
 
 #[cfg(all(test, not(rayforce_loom)))]
 mod tests {
@@ -345,11 +393,11 @@ mod tests {
         let same = |a: &u8, b: &u8| a <= b;
         for xs in &slices {
             let pieces = placed(xs, xs.split(separator));
-            each_range_yields_its_pieces(&split(xs, separator), &pieces);
+            each_range_yields_its_pieces(&Separated::new(xs, Between(separator)), &pieces);
             let inclusive = placed(xs, xs.split_inclusive(separator));
-            each_range_yields_its_pieces(&split_inclusive(xs, separator), &inclusive);
+            each_range_yields_its_pieces(&Separated::new(xs, EndedBy(separator)), &inclusive);
             let runs = placed(xs, xs.chunk_by(same));
-            each_range_yields_its_pieces(&chunk_by(xs, same), &runs);
+            each_range_yields_its_pieces(&Separated::new(xs, Runs(same)), &runs);
         }
     }
 }
