@@ -392,8 +392,9 @@ pub trait ParallelSliceMut<T: Send> {
     }
 
     /// Sorts the slice, unstable (equal items may be reordered), in place, as
-    /// `slice::sort_unstable`: split at the median (`select_nth_unstable`) until each
-    /// thread has a part, each part sorted by `std`'s unstable sort.
+    /// `slice::sort_unstable`: a quicksort by [`join`](crate::join), each part cut around
+    /// the median of a sample until its leaves are about a sixteenth of a thread's share
+    /// (shorter near the end), each leaf sorted by `std`'s unstable sort.
     ///
     /// ```
     /// use rayforce_pool::prelude::*;

@@ -111,6 +111,23 @@ fn items_an_owned_vec_did_not_hand_out_are_dropped_once() {
     let drops = AtomicUsize::new(0);
     drop(counted(1000, &drops).into_par_iter());
     assert_eq!(drops.load(Ordering::Relaxed), 1000);
+    // An item whose drop panics: the others are dropped all the same, as `std`'s are.
+    let drops = AtomicUsize::new(0);
+    let items: Vec<PanicsOnDrop> = (0..1000).map(|i| PanicsOnDrop(i == 200, &drops)).collect();
+    let iter = items.into_par_iter();
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| drop(iter)));
+    assert!(outcome.is_err(), "the drop's panic resumes");
+    assert_eq!(drops.load(Ordering::Relaxed), 1000, "every item dropped");
+}
+
+/// Counts its drops; panics in its drop where it says so.
+struct PanicsOnDrop<'a>(bool, &'a AtomicUsize);
+
+impl Drop for PanicsOnDrop<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::Relaxed);
+        assert!(!self.0, "an item's drop panics");
+    }
 }
 
 #[test]

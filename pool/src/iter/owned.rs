@@ -100,12 +100,6 @@ impl<T> IntoIter<T> {
             self.taken[word].fetch_or(bits, Ordering::Relaxed);
         }
     }
-
-    /// Whether the item at `index` was moved out.
-    fn was_taken(&self, index: usize) -> bool {
-        // Relaxed: as in `mark_taken`.
-        self.taken[index / 64].load(Ordering::Relaxed) & (1 << (index % 64)) != 0
-    }
 }
 
 impl<T> Drop for IntoIter<T> {
@@ -115,16 +109,64 @@ impl<T> Drop for IntoIter<T> {
         if self.generation != fork::generation() {
             return;
         }
+        let base = self.buffer.as_mut_ptr();
+        // Dropped last, also while an item's drop unwinds: frees the storage.
+        let _storage = FreeStorage(&mut self.buffer);
         if !self.taken.is_empty() {
-            let base = self.buffer.as_mut_ptr();
-            for index in (0..self.len).filter(|&index| !self.was_taken(index)) {
-                // SAFETY: in the storage, initialised and not moved out (its bit is
-                // clear): dropped here once.
-                unsafe { std::ptr::drop_in_place(base.add(index)) };
+            let mut rest = DropUntaken {
+                base,
+                len: self.len,
+                taken: &self.taken,
+                next: 0,
+            };
+            rest.drop_each();
+        }
+    }
+}
+
+/// Frees an [`IntoIter`]'s storage when dropped.
+struct FreeStorage<'a, T>(&'a mut ManuallyDrop<Vec<T>>);
+
+impl<T> Drop for FreeStorage<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: dropped once, here; its length is 0, so this frees the storage only.
+        unsafe { ManuallyDrop::drop(self.0) };
+    }
+}
+
+/// The items of an [`IntoIter`] from `next` on that no consumer moved out, dropped in
+/// order; if one's drop unwinds, dropping this drops the rest (a second unwind aborts, as
+/// `std`'s containers do).
+struct DropUntaken<'a, T> {
+    base: *mut T,
+    len: usize,
+    taken: &'a [AtomicU64],
+    next: usize,
+}
+
+impl<T> DropUntaken<'_, T> {
+    fn drop_each(&mut self) {
+        while self.next < self.len {
+            let index = self.next;
+            // Relaxed: as in `IntoIter::mark_taken`.
+            let bits = self.taken[index / 64].load(Ordering::Relaxed);
+            if bits == u64::MAX {
+                self.next = (index / 64 + 1) * 64; // all 64 moved out
+                continue;
+            }
+            self.next += 1;
+            if bits & (1 << (index % 64)) == 0 {
+                // SAFETY: in the storage, initialised and not moved out (its bit is clear),
+                // and `next` is past it before it drops: dropped here once.
+                unsafe { std::ptr::drop_in_place(self.base.add(index)) };
             }
         }
-        // SAFETY: dropped once, here; its length is 0, so this frees the storage only.
-        unsafe { ManuallyDrop::drop(&mut self.buffer) };
+    }
+}
+
+impl<T> Drop for DropUntaken<'_, T> {
+    fn drop(&mut self) {
+        self.drop_each();
     }
 }
 
