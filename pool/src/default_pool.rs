@@ -3,15 +3,17 @@
 //! [`Pool::set_default`]; else the one a maker offered with [`Pool::set_default_maker`]
 //! makes (the runtime's pool, when a runtime is the global allocator); else one built on
 //! first use by [`Pool::builder`]'s defaults and the environment's tunables, with whatever
-//! helpers can start; a child forked while another thread built it builds its own.
+//! helpers can start; a child forked while another thread built it builds its own. One
+//! pool is ever the default (in one process): the first stored in [`CHOSEN`], whether
+//! chosen, made or built; every free function runs on it.
 
 #[cfg(not(rayforce_loom))]
 use crate::fork_once::ForkOnceCell;
 use crate::Pool;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-/// The pool chosen with `Pool::set_default`; null until then. Not a loom atomic: under
-/// loom nothing sets it.
+/// The default pool: chosen with `Pool::set_default`, made by the maker or built; null
+/// until then, and set once. Not a loom atomic: under loom nothing sets it.
 static CHOSEN: AtomicPtr<Pool> = AtomicPtr::new(std::ptr::null_mut());
 
 /// The maker offered with `Pool::set_default_maker`, as a `fn() -> &'static Pool`; null
@@ -21,19 +23,15 @@ static MAKER: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 #[cfg(not(rayforce_loom))]
 static BUILT: ForkOnceCell<Pool> = ForkOnceCell::new();
 
-/// The default pool, built now if none was chosen or built yet.
+/// The default pool, made or built now if there is none yet.
 pub(crate) fn get() -> &'static Pool {
     if let Some(chosen) = chosen() {
         return chosen;
     }
-    #[cfg(not(rayforce_loom))]
-    if let Some(built) = BUILT.get() {
-        return built;
-    }
     made().unwrap_or_else(build)
 }
 
-/// The pool chosen with `Pool::set_default`, if any.
+/// The default pool, if there is one yet.
 fn chosen() -> Option<&'static Pool> {
     // Acquire: pairs with `choose`'s Release, so the chosen pool is seen whole.
     let chosen = CHOSEN.load(Ordering::Acquire);
@@ -90,16 +88,17 @@ impl Drop for Making {
 
 /// Whether a default pool was chosen or built already.
 pub(crate) fn settled() -> bool {
-    // Acquire: as in `get`.
+    // Acquire: as in `chosen`.
     let chosen = !CHOSEN.load(Ordering::Acquire).is_null();
     #[cfg(not(rayforce_loom))]
     let chosen = chosen || BUILT.get().is_some();
     chosen
 }
 
-/// Makes `pool` the default, unless one was chosen or built already; whether it is now.
+/// Makes `pool` the default, unless there is one already or one was built (which becomes
+/// it); whether it is now.
 pub(crate) fn choose(pool: &'static Pool) -> bool {
-    // Acquire: as in `get`.
+    // Acquire: as in `chosen`.
     let chosen = CHOSEN.load(Ordering::Acquire);
     if !chosen.is_null() {
         return std::ptr::eq(chosen, pool);
@@ -109,7 +108,7 @@ pub(crate) fn choose(pool: &'static Pool) -> bool {
         return false;
     }
     let pool = (pool as *const Pool).cast_mut();
-    // Release: pairs with `get`'s Acquire.
+    // Release: pairs with `chosen`'s Acquire.
     let chosen = CHOSEN.compare_exchange(
         std::ptr::null_mut(),
         pool,
@@ -122,9 +121,11 @@ pub(crate) fn choose(pool: &'static Pool) -> bool {
     }
 }
 
+/// The pool built by the defaults, made the default unless another was chosen since the
+/// build began (then that one: the built pool is never used, its helpers asleep).
 #[cfg(not(rayforce_loom))]
 fn build() -> &'static Pool {
-    BUILT.get_or_init(|| {
+    let built = BUILT.get_or_init(|| {
         let tunables = rayforce_tunables::Tunables::resolve(&rayforce_tunables::Choices::new());
         // Strict mode (`rayforce.tunables.strict=1`) stops the program here, as at a
         // runtime's first allocation, with every diagnostic on standard error.
@@ -134,7 +135,20 @@ fn build() -> &'static Pool {
             .best_effort()
             .build()
             .expect("a best-effort pool starts whatever helpers it can")
-    })
+    });
+    // Release: pairs with `chosen`'s Acquire, so the built pool is seen whole. Acquire on
+    // failure: as in `chosen`.
+    let adopted = CHOSEN.compare_exchange(
+        std::ptr::null_mut(),
+        std::ptr::from_ref(built).cast_mut(),
+        Ordering::Release,
+        Ordering::Acquire,
+    );
+    match adopted {
+        Ok(_) => built,
+        // SAFETY: only `choose` and this store it, each from a `&'static Pool`.
+        Err(chosen) => unsafe { &*chosen },
+    }
 }
 
 /// Under loom, a pool of one per call, leaked: the models build their own pools, and a
@@ -149,8 +163,10 @@ impl Pool {
     /// Makes this pool the default one: where [`join`](crate::join) and
     /// [`current_num_threads`](crate::current_num_threads) run outside any pool's task or
     /// [`install`](Self::install). Returns whether it is the default now: `false` if
-    /// another pool was made the default, or the default pool was built already (a free
-    /// function ran before). The runtime makes its pool the default when it builds it.
+    /// another pool was made the default, or the default pool was built already or is
+    /// being built (a free function ran before, or runs now on another thread). One pool is
+    /// ever the default, and every free function runs on it. The runtime makes its pool
+    /// the default when it builds it.
     ///
     /// ```
     /// use rayforce_pool::Pool;

@@ -1,0 +1,82 @@
+//! `build_global` racing the first free function, each race in a child forked from a
+//! process that never touched the default pool: one pool is ever the default. The free
+//! function runs on the pool that is the default after the race, and `build_global`
+//! succeeds exactly when that pool is its own. One test: the default pool is per process.
+#![cfg(not(rayforce_loom))] // real threads and processes
+
+use rayforce_pool::{Pool, ThreadPoolBuilder};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+/// Races run, each in a fresh child.
+const RACES: usize = 200;
+
+/// In a child: the race, and whether its outcome is one default pool.
+fn race(wide: usize) -> bool {
+    let start = Arc::new(Barrier::new(2));
+    let free_call = std::thread::spawn({
+        let start = Arc::clone(&start);
+        move || {
+            start.wait();
+            rayforce_pool::current_num_threads()
+        }
+    });
+    start.wait();
+    let built = ThreadPoolBuilder::new()
+        .num_threads(wide)
+        .build_global()
+        .is_ok();
+    let Ok(seen) = free_call.join() else {
+        return false;
+    };
+    let now = rayforce_pool::current_num_threads();
+    seen == now && built == (now == wide)
+}
+
+#[test]
+fn build_global_racing_the_first_free_call_in_forked_children_leaves_one_default() {
+    // A width the default pool does not have, learnt without building the default pool.
+    let wide = Pool::builder().best_effort().build().unwrap().width() + 1;
+    for race_index in 0..RACES {
+        // SAFETY: the child runs only this test's code, then _exits.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            // SAFETY: alarm has no preconditions: the child's deadline.
+            unsafe { libc::alarm(10) };
+            let code = match std::panic::catch_unwind(|| race(wide)) {
+                Ok(true) => 0,
+                Ok(false) => 1,
+                Err(_) => 2,
+            };
+            // SAFETY: ends only this (child) process, without the parent's atexit handlers.
+            unsafe { libc::_exit(code) };
+        }
+        assert!(pid > 0, "fork failed");
+        let status = wait(pid);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "race {race_index}: child status {status:#x} (exit 1: two default pools; 2: a panic)"
+        );
+    }
+}
+
+/// The child's wait status, killing it if it outruns 20 s.
+fn wait(pid: libc::pid_t) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut status = 0;
+    loop {
+        // SAFETY: our own child, without blocking.
+        if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+            return status;
+        }
+        if Instant::now() > deadline {
+            // SAFETY: killing and reaping our own child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            panic!("a race's child hung");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
