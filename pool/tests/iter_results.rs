@@ -485,6 +485,11 @@ fn the_any_forms_on_one_thread_are_std_s_and_every_form_stops_early() {
     let taken: Vec<usize> = items().take_any(10).collect();
     assert_eq!(taken.len(), 10);
     few("take_any");
+    // The `_last` searches, matches everywhere: the last found near the end.
+    assert_eq!(items().find_last(|i| i % 10 == 3), Some(n - 7));
+    few("find_last");
+    assert_eq!(items().position_last(|i| i % 10 == 3), Some(n - 7));
+    few("position_last");
     // A fold stops its own accumulator: the first, of one thread's share, at its first item.
     let folded: Vec<Option<usize>> = items()
         .try_fold(|| 0, |a, i| if i == 0 { None } else { Some(a + i) })

@@ -249,22 +249,37 @@ where
     })
 }
 
-/// The last match of `pred` in the iterator's order, with its [`Order`]: every item is
-/// looked at (ranges are claimed from the front).
+/// The last match of `pred` in the iterator's order, with its [`Order`]. Ranges are
+/// claimed in order from the back (claimed range `a..b` of the mirrored positions searches
+/// positions `n - b..n - a`), every item of a range searched (its items come forward),
+/// and a range that ends at or before the start of the latest range with a match is
+/// skipped at once.
 pub(crate) fn find_last<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
 where
     I: Drive,
     P: Fn(&I::Item) -> bool + Sync,
 {
-    run(
+    let n = iter.position_count();
+    // The start of the latest range with a match (0 before any: no range ends there).
+    let latest = AtomicUsize::new(0);
+    run_claimed(
         iter,
+        Claims::InOrder(None),
         &|| None,
-        |found: &mut Option<(Order, I::Item)>, range| {
-            // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
+        |found: &mut Option<(Order, I::Item)>, mirrored: Range<usize>| {
+            let range = n - mirrored.end..n - mirrored.start;
+            // Relaxed: a hint; a range not skipped is only searched in vain.
+            if range.end <= latest.load(Ordering::Relaxed) {
+                return;
+            }
+            let start = range.start;
+            // SAFETY: the mirror of a range the pipeline claimed: disjoint from the others'
+            // mirrors, within the positions.
             let hit = unsafe { ordered(iter, range) }
                 .filter(|(_, x)| pred(x))
                 .last();
             if let Some(hit) = hit {
+                latest.fetch_max(start, Ordering::Relaxed);
                 if found.as_ref().is_none_or(|(order, _)| hit.0 > *order) {
                     *found = Some(hit);
                 }
