@@ -33,9 +33,9 @@ pub(crate) fn get() -> &'static Pool {
 
 /// The default pool, if there is one yet.
 fn chosen() -> Option<&'static Pool> {
-    // Acquire: pairs with `choose`'s Release, so the chosen pool is seen whole.
+    // Acquire: pairs with the Release of `choose` and `build`, so the pool is seen whole.
     let chosen = CHOSEN.load(Ordering::Acquire);
-    // SAFETY: only `choose` stores it, from a `&'static Pool`.
+    // SAFETY: only `choose` and `build` store it, each from a `&'static Pool`.
     unsafe { chosen.as_ref() }
 }
 
@@ -122,7 +122,8 @@ pub(crate) fn choose(pool: &'static Pool) -> bool {
 }
 
 /// The pool built by the defaults, made the default unless another was chosen since the
-/// build began (then that one: the built pool is never used, its helpers asleep).
+/// build began (then that one: the built pool is never used, its helpers parked for the
+/// life of the process).
 #[cfg(not(rayforce_loom))]
 fn build() -> &'static Pool {
     let built = BUILT.get_or_init(|| {
@@ -163,10 +164,10 @@ impl Pool {
     /// Makes this pool the default one: where [`join`](crate::join) and
     /// [`current_num_threads`](crate::current_num_threads) run outside any pool's task or
     /// [`install`](Self::install). Returns whether it is the default now: `false` if
-    /// another pool was made the default, or the default pool was built already or is
-    /// being built (a free function ran before, or runs now on another thread). One pool is
-    /// ever the default, and every free function runs on it. The runtime makes its pool
-    /// the default when it builds it.
+    /// another pool was made the default, or a free function that ran before built one.
+    /// One pool is ever the default, and every free function runs on it: one building a
+    /// default pool at this moment, on another thread, runs on this pool if this call
+    /// stores it first. The runtime makes its pool the default when it builds it.
     ///
     /// ```
     /// use rayforce_pool::Pool;
@@ -186,7 +187,8 @@ impl Pool {
     /// take precedence). Returns whether it is the maker now: `false` if the default pool
     /// was chosen or built already, or another maker was offered. A runtime that is the
     /// global allocator offers its pool this way at its first allocation. `make` may run on
-    /// several threads at once (the first pool it returns stays the default); a parallel
+    /// several threads at once (the first pool stored stays the default: one it returns,
+    /// one chosen meanwhile, or one a free function racing it built); a parallel
     /// operation it runs outside any pool panics, as it would need the default pool it is
     /// making.
     ///
