@@ -3,7 +3,8 @@
 //! `usize::MAX` items), `empty`, `once`, `repeat`, `repeat_n`, arrays by value (each item
 //! dropped once), `Option`, `Result`, `VecDeque` and `std`'s maps, sets, heaps and lists;
 //! drains of a `VecDeque`'s or `String`'s range and of whole maps, sets and heaps (the
-//! items removed at once, the rest kept), `walk_tree` and `repeatn`.
+//! items removed at once, the rest kept), `walk_tree`, `repeatn`, and tuples of indexed
+//! iterators zipped (`MultiZip`), as long as the shortest, each owned item dropped once.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::iter::{empty, once, range, range_inclusive, repeat, repeat_n};
@@ -507,4 +508,65 @@ fn the_unordered_walk_and_rayons_older_names_yield_every_item() {
     #[allow(deprecated)]
     let repeated: Vec<u8> = rayforce_pool::iter::repeatn(3u8, 5).collect();
     assert_eq!(repeated, [3; 5]);
+}
+
+#[test]
+fn tuples_zip_their_iterators_as_long_as_the_shortest() {
+    everywhere(|fine| {
+        for n in SIZES {
+            let a: Vec<usize> = (0..n).collect();
+            let b: Vec<u64> = (0..n as u64 + 3).map(|x| x * 7).collect();
+            let c: Vec<String> = (0..n + 1).map(|x| x.to_string()).collect();
+            let serial = a.iter().zip(&b).zip(&c).map(|((x, y), z)| (x, y, z));
+            same((&a, &b, &c).into_par_iter(), serial, fine, "(&a, &b, &c)");
+            let serial = a.iter().zip(&b);
+            same((&a, &b).into_par_iter(), serial.clone(), fine, "&(a, b)");
+            let pair = (a.clone(), b.clone());
+            same(
+                (&pair).into_par_iter(),
+                serial,
+                fine,
+                "&(a, b) by reference",
+            );
+            let owned = (a.clone(), c.clone(), b.clone()).into_par_iter();
+            let serial = a
+                .iter()
+                .zip(&c)
+                .zip(&b)
+                .map(|((&x, z), &y)| (x, z.clone(), y));
+            same(owned, serial, fine, "owned (a, c, b)");
+            same(
+                (a.clone(),).into_par_iter(),
+                a.iter().map(|&x| (x,)),
+                fine,
+                "(a,)",
+            );
+            // Written through the last, read through the others.
+            let mut sums = vec![0u64; n + 5];
+            (&a, &b, &mut sums)
+                .into_par_iter()
+                .for_each(|(x, y, s)| *s = *x as u64 + *y);
+            let expected: Vec<u64> = (0..n + 5)
+                .map(|i| if i < n { i as u64 * 8 } else { 0 })
+                .collect();
+            assert_eq!(sums, expected, "written, {n}");
+            // Both written, through `&mut (a, b)`.
+            let mut pair = (a.clone(), sums);
+            (&mut pair).into_par_iter().for_each(|(x, s)| {
+                *s += 1;
+                *x *= 2;
+            });
+            assert!(pair.0.iter().enumerate().all(|(i, &x)| x == 2 * i));
+            assert!(pair.1[..n].iter().zip(&expected).all(|(s, e)| *s == e + 1));
+            assert!(pair.1[n..].iter().all(|&s| s == 0), "past the shorter, {n}");
+            let twelve = (&a, &a, &a, &a, &a, &a, &a, &a, &a, &a, &a, &b).into_par_iter();
+            assert_eq!(twelve.len(), n);
+        }
+    });
+    // Owned items left over (the longer sides') or not taken are dropped once.
+    let drops = AtomicUsize::new(0);
+    let long: Vec<Counted<'_>> = (0..1000).map(|i| Counted(i, &drops)).collect();
+    let short: Vec<Counted<'_>> = (0..10).map(|i| Counted(i, &drops)).collect();
+    assert_eq!((long, short).into_par_iter().count(), 10);
+    assert_eq!(drops.load(Ordering::Relaxed), 1010);
 }
