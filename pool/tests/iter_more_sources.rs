@@ -559,6 +559,24 @@ fn tuples_zip_their_iterators_as_long_as_the_shortest() {
             assert!(pair.0.iter().enumerate().all(|(i, &x)| x == 2 * i));
             assert!(pair.1[..n].iter().zip(&expected).all(|(s, e)| *s == e + 1));
             assert!(pair.1[n..].iter().all(|&s| s == 0), "past the shorter, {n}");
+            // `par_iter()` and `par_iter_mut()` on the tuple itself, and ranges beside.
+            let serial = pair
+                .0
+                .iter()
+                .zip(&pair.1)
+                .zip(0..n)
+                .map(|((x, s), r)| (x, s, r));
+            let ranged = (&pair.0, &pair.1, 0..n).into_par_iter();
+            same(ranged, serial, fine, "with a range");
+            let products: Vec<u64> = pair.par_iter().map(|(&x, &s)| x as u64 * s).collect();
+            let serial: Vec<u64> = pair
+                .0
+                .iter()
+                .zip(&pair.1)
+                .map(|(&x, &s)| x as u64 * s)
+                .collect();
+            assert_eq!(products, serial);
+            pair.par_iter_mut().for_each(|(x, s)| *x += *s as usize);
             let twelve = (&a, &a, &a, &a, &a, &a, &a, &a, &a, &a, &a, &b).into_par_iter();
             assert_eq!(twelve.len(), n);
         }
