@@ -520,7 +520,7 @@ fn tuples_zip_their_iterators_as_long_as_the_shortest() {
             let serial = a.iter().zip(&b).zip(&c).map(|((x, y), z)| (x, y, z));
             same((&a, &b, &c).into_par_iter(), serial, fine, "(&a, &b, &c)");
             let serial = a.iter().zip(&b);
-            same((&a, &b).into_par_iter(), serial.clone(), fine, "&(a, b)");
+            same((&a, &b).into_par_iter(), serial.clone(), fine, "(&a, &b)");
             let pair = (a.clone(), b.clone());
             same(
                 (&pair).into_par_iter(),
@@ -540,6 +540,15 @@ fn tuples_zip_their_iterators_as_long_as_the_shortest() {
                 a.iter().map(|&x| (x,)),
                 fine,
                 "(a,)",
+            );
+            // Adapted iterators beside, one with a grain of its own.
+            let adapted = (a.par_iter().rev(), b.par_iter().skip(2).with_min_len(5));
+            let serial = a.iter().rev().zip(b.iter().skip(2));
+            same(
+                adapted.into_par_iter(),
+                serial,
+                fine,
+                "(rev, skip with a grain)",
             );
             // Written through the last, read through the others.
             let mut sums = vec![0u64; n + 5];

@@ -490,6 +490,16 @@ fn the_any_forms_on_one_thread_are_std_s_and_every_form_stops_early() {
     few("find_last");
     assert_eq!(items().position_last(|i| i % 10 == 3), Some(n - 7));
     few("position_last");
+    // A match at either end only, claimed in ranges of every grain.
+    for grain in [1, 7, 4096] {
+        for at in [0, n - 1] {
+            let only = |i: &usize| *i == at;
+            let fine = (0..n).into_par_iter().with_max_len(grain);
+            assert_eq!(fine.find_last(only), Some(at), "grain {grain}");
+            let coarse = (0..n).into_par_iter().with_min_len(grain);
+            assert_eq!(coarse.position_last(|i| only(&i)), Some(at));
+        }
+    }
     // A fold stops its own accumulator: the first, of one thread's share, at its first item.
     let folded: Vec<Option<usize>> = items()
         .try_fold(|| 0, |a, i| if i == 0 { None } else { Some(a + i) })

@@ -1054,8 +1054,8 @@ pub trait ParallelIterator: Drive + Sized + Send {
         consume::find_first(&self, &pred).map(|(_, item)| item)
     }
 
-    /// The last item, in the iterator's order, for which `pred` holds. Every item is looked
-    /// at.
+    /// The last item, in the iterator's order, for which `pred` holds. Ranges are searched
+    /// from the back; one before the latest match found is skipped.
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
@@ -1514,7 +1514,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
         consume::position_any(&self, &pred)
     }
 
-    /// The index of the last item for which `pred` holds. Every item is looked at.
+    /// The index of the last item for which `pred` holds. Ranges are searched from the
+    /// back; one before the latest match found is skipped.
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
