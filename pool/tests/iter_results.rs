@@ -175,6 +175,24 @@ fn check_all(xs: &[u64]) {
             .map(u64::to_string)
             .collect::<Vec<_>>()
     );
+    // Nested, by `Either` items into a pair whose second side is a pair.
+    let sides = xs.par_iter().map(|&x| match x % 3 {
+        0 => Either::Left(x),
+        1 => Either::Right((x, x.to_string())),
+        _ => Either::Right((x + 1, String::new())),
+    });
+    let (zero, (others, names)): (Vec<u64>, (Vec<u64>, Vec<String>)) = sides.collect();
+    assert_eq!(
+        zero,
+        xs.iter()
+            .copied()
+            .filter(|x| x % 3 == 0)
+            .collect::<Vec<_>>()
+    );
+    let rest = xs.iter().filter(|&&x| x % 3 != 0);
+    let serial: Vec<u64> = rest.clone().map(|&x| x + u64::from(x % 3 == 2)).collect();
+    assert_eq!(others, serial, "nested partition, {n}");
+    assert_eq!(names.len(), serial.len());
     let over = |&x: &u64| (x > 900).then_some(x * 2);
     assert_eq!(
         xs.par_iter().find_map_first(over),
