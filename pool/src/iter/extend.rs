@@ -235,35 +235,35 @@ where
     }
 }
 
-/// A pair of new collections, extended as the pair extends from `T` items: pairs split
-/// (`unzip`), or `Either` items sent to their sides (`partition_map`), as rayon's.
+/// A pair of new collections, split from pairs (`unzip`), as rayon's.
 ///
 /// ```
 /// use rayforce_pool::prelude::*;
-/// use rayforce_pool::iter::Either;
-/// let (even, odd): (Vec<u32>, Vec<u32>) = (0..7u32)
-///     .into_par_iter()
-///     .map(|x| if x % 2 == 0 { Either::Left(x) } else { Either::Right(x) })
-///     .collect();
-/// assert_eq!((even, odd), (vec![0, 2, 4, 6], vec![1, 3, 5]));
 /// let (xs, squares): (Vec<u32>, Vec<u32>) = (0..4u32).into_par_iter().map(|x| (x, x * x)).collect();
 /// assert_eq!(squares, [0, 1, 4, 9]);
 /// ```
-impl<T, A, B> FromParallelIterator<T> for (A, B)
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
 where
-    T: Send,
-    A: Default + Send,
-    B: Default + Send,
-    (A, B): ParallelExtend<T>,
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
 {
     fn from_par_iter<I>(iter: I) -> Self
     where
-        I: IntoParallelIterator<Item = T>,
+        I: IntoParallelIterator<Item = (A, B)>,
     {
-        let mut pair = (A::default(), B::default());
-        pair.par_extend(iter);
-        pair
+        extended(iter)
     }
+}
+
+/// A new collection (of those made empty by `Default`), extended from `iter`'s items.
+pub(super) fn extended<T: Send, C: Default + ParallelExtend<T>>(
+    iter: impl IntoParallelIterator<Item = T>,
+) -> C {
+    let mut collection = C::default();
+    collection.par_extend(iter);
+    collection
 }
 
 /// Nothing, from items of `()`: runs the iterator for its effects, as rayon's.

@@ -1,10 +1,11 @@
 //! `partition` and `partition_map`: the items split into two collections, each in the
 //! iterator's order, as rayon's; the sides are gathered by one parallel pass, split on the
-//! caller, then each side extends its collection. A pair of collections extends from
-//! `Either` items the same way (rayon's `ParallelExtend<Either<L, R>>` for pairs, and so
-//! their `collect`), so partitions nest.
+//! caller, then each side extends its collection. A pair of collections extends from, or
+//! is collected from, `Either` items the same way (rayon's `ParallelExtend<Either<L, R>>`
+//! and `FromParallelIterator<Either<L, R>>` for pairs), so partitions nest.
 
-use super::{Either, IntoParallelIterator, ParallelExtend, ParallelIterator};
+use super::extend::extended;
+use super::{Either, FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 
 /// The items `side` sends left into `A` and right into `B`, each in the iterator's order.
 pub(crate) fn partition_map<I, A, B, L, R, P>(iter: I, side: P) -> (A, B)
@@ -54,5 +55,31 @@ where
         }
         self.0.par_extend(lefts);
         self.1.par_extend(rights);
+    }
+}
+
+/// A pair of new collections, each side's items in order, as rayon's.
+///
+/// ```
+/// use rayforce_pool::prelude::*;
+/// use rayforce_pool::iter::Either;
+/// let (even, odd): (Vec<u32>, Vec<u32>) = (0..7u32)
+///     .into_par_iter()
+///     .map(|x| if x % 2 == 0 { Either::Left(x) } else { Either::Right(x) })
+///     .collect();
+/// assert_eq!((even, odd), (vec![0, 2, 4, 6], vec![1, 3, 5]));
+/// ```
+impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Default + Send + ParallelExtend<L>,
+    B: Default + Send + ParallelExtend<R>,
+{
+    fn from_par_iter<I>(iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = Either<L, R>>,
+    {
+        extended(iter)
     }
 }
