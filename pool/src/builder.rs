@@ -1,6 +1,6 @@
 //! `PoolBuilder`: the pool's width from a CPU policy, an explicit count, or the tunables.
 
-use crate::crew::StartError;
+use crate::crew::{HelperSetup, StartError};
 use crate::follow::{counted_widths, Follow, ReadingHook};
 #[cfg(doc)]
 use crate::limits::MAX_WIDTH;
@@ -84,6 +84,10 @@ impl From<StartError> for BuildError {
     }
 }
 
+/// The largest helper stack `stack_size` accepts, in bytes (1 TiB): larger ones overflow
+/// `std`'s rounding to whole pages near `usize::MAX`, and no system maps them.
+const MAX_STACK_SIZE: u64 = 1 << 40;
+
 /// Builds a [`Pool`]. Each setting, when not given, comes from the tunables passed with
 /// [`tunables`](Self::tunables) (else the built-in defaults):
 /// width = `workers`, else `rayforce.pool.workers`, else the policy's CPU count (policy
@@ -105,6 +109,9 @@ pub struct PoolBuilder {
     tunables: Option<Box<Tunables>>,
     counts: Option<Box<CpuCounts>>,
     on_start: Option<ThreadStart>,
+    /// Helper k's name, asked for each helper the widest pool has, at `build`.
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: Option<usize>,
     place: Option<Place>,
     #[cfg(target_os = "linux")]
     on_place: Option<PlaceHook>,
@@ -156,6 +163,7 @@ impl PoolBuilder {
             ),
             ("spin_us", self.spin_us.map(u64::from), MAX_SPIN_US),
             ("recheck_ms", self.recheck_ms.map(u64::from), MAX_DELAY_MS),
+            ("stack_size", self.stack_size.map(count), MAX_STACK_SIZE),
         ];
         for (setting, value, max) in settings {
             if let Some(value) = value.filter(|&value| value > max) {
@@ -277,6 +285,54 @@ impl PoolBuilder {
         self
     }
 
+    /// rayon's name for [`on_thread_start`](Self::on_thread_start): `hook(k)` runs on
+    /// helper k (the pool's thread k: the caller is 0) as it starts.
+    pub fn start_handler(self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.on_thread_start(hook)
+    }
+
+    /// Names helper k `name(k)` (the pool's thread k, from 1: the caller, thread 0, keeps
+    /// its own name), as rayon's `thread_name`. `build` asks for the names of every helper
+    /// the pool may have at its widths then; a helper past them (the pool widened since)
+    /// is `rayforce-{k}`, as every helper is without this.
+    ///
+    /// ```
+    /// let pool = rayforce_pool::ThreadPoolBuilder::new()
+    ///     .num_threads(3)
+    ///     .thread_name(|k| format!("crunch-{k}"))
+    ///     .build()
+    ///     .unwrap();
+    /// let names = std::sync::Mutex::new(Vec::new());
+    /// pool.dispatch(1000, |_| {
+    ///     let name = std::thread::current().name().map(String::from);
+    ///     names.lock().unwrap().push(name);
+    /// });
+    /// let names = names.into_inner().unwrap();
+    /// assert!(names.iter().flatten().all(|n| !n.starts_with("rayforce-")));
+    /// ```
+    pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(name));
+        self
+    }
+
+    /// The helpers' stack size in bytes, as rayon's `stack_size` (`std`'s default
+    /// without this; the system's minimum where it is below), at most 1 TiB. A size the
+    /// system refuses fails `build` with [`BuildError::Spawn`], or narrows a
+    /// [`best_effort`](Self::best_effort) pool.
+    ///
+    /// ```
+    /// let pool = rayforce_pool::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .stack_size(8 << 20)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.current_num_threads(), 2);
+    /// ```
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
     /// Pins each helper to a CPU of a core of its own (`rayforce.pool.place`, default off:
     /// helpers float): cores taken from the process mask round-robin across packages and
     /// NUMA nodes ([`Place::Spread`]) or one package first ([`Place::Close`]); a wide
@@ -371,12 +427,20 @@ impl PoolBuilder {
         let (on_start, placement) = placed(place, self.on_place, self.on_start);
         #[cfg(not(target_os = "linux"))]
         let (on_start, _) = (self.on_start, place); // helpers float
+        let names = self.thread_name.map_or_else(Vec::new, |mut name| {
+            (1..wide_width).map(&mut name).collect()
+        });
+        let setup = HelperSetup {
+            on_start,
+            names,
+            stack_size: self.stack_size,
+        };
         Ok(Pool::start(
             (width, wide_width, explicit),
             slots,
             limits,
             follow,
-            on_start,
+            setup,
             #[cfg(target_os = "linux")]
             placement,
             self.best_effort,

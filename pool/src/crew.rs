@@ -11,6 +11,31 @@ use crate::stats::StartFailure;
 use crate::sync::{self, thread, Arc, AtomicBool, Mutex, Ordering};
 use crate::worker;
 
+/// How a pool's helper threads start: what each runs first, its name, its stack size.
+#[derive(Clone, Default)]
+pub(crate) struct HelperSetup {
+    /// Runs on helper k as it starts.
+    pub(crate) on_start: Option<ThreadStart>,
+    /// Helper k's name is `names[k - 1]`; past the list (a pool that widened since it was
+    /// built), `rayforce-{k}`.
+    pub(crate) names: Vec<String>,
+    /// The helpers' stack size in bytes; `std`'s default where `None`.
+    pub(crate) stack_size: Option<usize>,
+}
+
+impl HelperSetup {
+    /// Helper `index`'s thread, not started yet.
+    fn thread(&self, index: usize) -> thread::Builder {
+        let name =
+            (self.names.get(index - 1).cloned()).unwrap_or_else(|| format!("rayforce-{index}"));
+        let builder = thread::Builder::new().name(name);
+        match self.stack_size {
+            Some(bytes) => builder.stack_size(bytes),
+            None => builder,
+        }
+    }
+}
+
 /// Why helpers could not be started.
 #[derive(Debug)]
 pub(crate) enum StartError {
@@ -40,7 +65,7 @@ impl Crew {
         limits: SpinLimits,
         generation: u64,
         active_helpers: usize,
-        on_start: Option<&ThreadStart>,
+        setup: &HelperSetup,
     ) -> Result<Crew, StartError> {
         let crew = Crew {
             shared: Arc::new(Shared::new(
@@ -51,24 +76,24 @@ impl Crew {
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
         };
-        crew.grow(helpers, on_start)?;
+        crew.grow(helpers, setup)?;
         Ok(crew)
     }
 
     /// Spawns helpers until `target` exist; with a start hook, waits until each ran it.
     /// Only helpers that got past the hook are counted as serving.
-    fn grow(&self, target: usize, on_start: Option<&ThreadStart>) -> Result<(), StartError> {
+    fn grow(&self, target: usize, setup: &HelperSetup) -> Result<(), StartError> {
         let mut threads = sync::lock(&self.threads);
         let mut spawned = Ok(());
         while threads.len() < target {
             let index = threads.len() + 1;
             let shared = Arc::clone(&self.shared);
-            let hook = on_start.cloned();
+            let hook = setup.on_start.clone();
             let counters = self.shared.counters.for_new_helper();
-            let name = format!("rayforce-{index}");
+            let builder = setup.thread(index);
             // Begun after this thread's allocations above, as `Passage::begin` requires.
             let starting = Passage::begin();
-            match thread::Builder::new().name(name).spawn(move || {
+            match builder.spawn(move || {
                 starting.end(); // std has recorded the thread: forks may go on
                 worker::run(&shared, index, hook, &counters);
                 fork_gate::hold_until_exit();
@@ -82,7 +107,7 @@ impl Crew {
         }
         // Only helpers that serve are counted; without a hook, every one started does, from
         // helper 1 on.
-        let (serving, lowest) = if on_start.is_some() {
+        let (serving, lowest) = if setup.on_start.is_some() {
             let (serving, lowest, failure) = self.shared.wait_for_starts(threads.len());
             if let Some((helper, message)) = failure {
                 spawned = spawned.and(Err(StartError::Hook { helper, message }));
@@ -103,12 +128,12 @@ impl Crew {
     /// included): its regions run inline, and a start hook would wait here for `threads`,
     /// which the thread starting its helper holds until the hook returns.
     #[inline]
-    pub(crate) fn ensure(&self, target: usize, on_start: Option<&ThreadStart>) {
+    pub(crate) fn ensure(&self, target: usize, setup: &HelperSetup) {
         if self.serving() < target
             && !self.failed.load(Ordering::Relaxed)
             && !crate::in_task::in_task()
         {
-            self.start_missing(target, on_start);
+            self.start_missing(target, setup);
         }
     }
 
@@ -117,8 +142,8 @@ impl Crew {
     /// up to `target`, keeping the failure if any, and forgetting an earlier one once every
     /// helper up to `target` serves.
     #[cold]
-    pub(crate) fn start_missing(&self, target: usize, on_start: Option<&ThreadStart>) {
-        match self.grow(target, on_start) {
+    pub(crate) fn start_missing(&self, target: usize, setup: &HelperSetup) {
+        match self.grow(target, setup) {
             // A helper whose start hook panicked stays, not serving: the failure stays too.
             Ok(()) if self.serving() >= target => self.keep_failure(None),
             Ok(()) => {}

@@ -2,7 +2,7 @@
 //! worker 0 and wakes only the helpers the tasks can use. Protocol: `README.md`.
 
 use crate::caller::Caller;
-use crate::crew::{Crew, StartError};
+use crate::crew::{Crew, HelperSetup, StartError};
 use crate::current;
 use crate::follow::Follow;
 use crate::fork::{self, PerProcess};
@@ -16,7 +16,7 @@ use crate::panics::{self, Panics};
 use crate::place::Placement;
 use crate::region::{Claims, Forked, Region};
 use crate::scope::{reclaim_slots, scope_in};
-use crate::shared::{Shared, ThreadStart};
+use crate::shared::Shared;
 use crate::signal::SlotCounts;
 use crate::site_rate::Site;
 use crate::slot::SignalState;
@@ -47,7 +47,7 @@ pub struct Pool {
     /// The signal's slots: dispatches that may be in flight at once, and joins' offers.
     slots: SlotCounts,
     limits: SpinLimits,
-    on_start: Option<ThreadStart>,
+    helpers: HelperSetup,
     /// Where helpers are pinned, when placement is on (`place.rs`).
     #[cfg(target_os = "linux")]
     placement: Option<std::sync::Arc<Placement>>,
@@ -79,7 +79,7 @@ impl Pool {
         slots: SlotCounts,
         limits: SpinLimits,
         follow: Follow,
-        on_start: Option<ThreadStart>,
+        setup: HelperSetup,
         #[cfg(target_os = "linux")] placement: Option<std::sync::Arc<Placement>>,
         best_effort: bool,
     ) -> Result<Pool, StartError> {
@@ -92,10 +92,10 @@ impl Pool {
             limits,
             fork::generation(),
             wide_width - 1,
-            on_start.as_ref(),
+            &setup,
         )?;
         if best_effort && width > 1 {
-            crew.start_missing(width - 1, on_start.as_ref());
+            crew.start_missing(width - 1, &setup);
         }
         crew.shared.set_width(width);
         let widths = Widths {
@@ -108,7 +108,7 @@ impl Pool {
             follow,
             slots,
             limits,
-            on_start,
+            helpers: setup,
             #[cfg(target_os = "linux")]
             placement,
             crew: PerProcess::new(crew),
@@ -234,7 +234,7 @@ impl Pool {
         }
         crew.retry();
         let serving = crew.serving();
-        crew.ensure(self.active().0 - 1, self.on_start.as_ref());
+        crew.ensure(self.active().0 - 1, &self.helpers);
         crew.serving() > serving
     }
 
@@ -265,9 +265,12 @@ impl Pool {
             limits,
             generation,
             wide_width - 1,
-            self.on_start.as_ref(),
+            &self.helpers,
         )
-        .or_else(|_| Crew::start(0, slots, limits, generation, wide_width - 1, None))
+        .or_else(|_| {
+            let plain = HelperSetup::default();
+            Crew::start(0, slots, limits, generation, wide_width - 1, &plain)
+        })
         .inspect(|crew| crew.shared.set_width(width))
         .expect("a crew without helpers starts no thread")
     }
@@ -468,7 +471,7 @@ impl Pool {
     /// The crew, its helpers for the active width started: what joins offer to.
     fn crew_for_joins(&self) -> &Crew {
         let crew = self.crew();
-        crew.ensure(self.active().0 - 1, self.on_start.as_ref());
+        crew.ensure(self.active().0 - 1, &self.helpers);
         crew
     }
 
@@ -545,7 +548,7 @@ impl Pool {
     fn helpers_for(&self, crew: &Crew, region: Region<'_>) -> (usize, usize) {
         let (width, wide_width) = self.active();
         let max_helpers = if region.wide { wide_width } else { width } - 1;
-        crew.ensure(max_helpers, self.on_start.as_ref());
+        crew.ensure(max_helpers, &self.helpers);
         let helpers = crew
             .serving()
             .min(max_helpers)

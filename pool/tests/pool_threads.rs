@@ -1,0 +1,73 @@
+//! rayon's thread settings on the builder: `thread_name(f)` names helper k `f(k)` (the
+//! pool's thread k, from 1), also a wide helper started later; `stack_size(n)` gives every
+//! helper a stack of `n` bytes; `start_handler` is `on_thread_start`.
+#![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
+
+use rayforce_pool::ThreadPoolBuilder;
+use std::sync::{Arc, Mutex};
+
+/// What each helper's start hook saw: its index and its thread's name, sorted.
+type Seen = Arc<Mutex<Vec<(usize, Option<String>)>>>;
+
+fn recording(seen: &Seen) -> impl Fn(usize) + Send + Sync + 'static {
+    let seen = Arc::clone(seen);
+    move |k| {
+        let name = std::thread::current().name().map(String::from);
+        seen.lock().unwrap().push((k, name));
+    }
+}
+
+fn sorted(seen: &Seen) -> Vec<(usize, Option<String>)> {
+    let mut seen = seen.lock().unwrap().clone();
+    seen.sort();
+    seen
+}
+
+#[test]
+fn helpers_are_named_as_thread_name_says_also_those_started_later() {
+    let seen = Seen::default();
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .wide_workers(4)
+        .thread_name(|k| format!("crunch-{k}"))
+        .start_handler(recording(&seen))
+        .build()
+        .unwrap();
+    let named = |k: usize| (k, Some(format!("crunch-{k}")));
+    assert_eq!(sorted(&seen), [named(1), named(2)]);
+    // The wide helper starts on the first wide dispatch, named from the list made at build.
+    pool.dispatch_wide(4, |_| ());
+    assert_eq!(sorted(&seen), [named(1), named(2), named(3)]);
+
+    // Without it, helpers keep the pool's own names.
+    let seen = Seen::default();
+    let plain = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .start_handler(recording(&seen))
+        .build()
+        .unwrap();
+    assert_eq!(sorted(&seen), [(1, Some("rayforce-1".to_string()))]);
+    drop((pool, plain));
+}
+
+#[test]
+fn helpers_get_the_stack_size_asked_for() {
+    // 16 MiB of locals on each helper as it starts: past the 2 MiB `std` gives a thread
+    // by default (which would end the test process with a stack overflow).
+    let deep = |_k: usize| {
+        let locals = [1u8; 16 << 20];
+        assert_eq!(
+            std::hint::black_box(&locals)
+                .iter()
+                .map(|&b| usize::from(b))
+                .sum::<usize>(),
+            16 << 20
+        );
+    };
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .stack_size(64 << 20)
+        .start_handler(deep)
+        .build();
+    assert_eq!(pool.unwrap().current_num_threads(), 3);
+}
