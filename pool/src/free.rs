@@ -4,7 +4,7 @@
 use crate::current;
 use crate::default_pool;
 use crate::joins;
-use crate::scope::{self, Scope};
+use crate::scope::{self, Scope, ScopeFifo};
 
 /// Runs `a` and `b`, `b` possibly on another thread, and returns both results, as rayon's
 /// `join`. Runs on the current pool: the pool whose task, helper or
@@ -67,6 +67,59 @@ where
         Some(shared) => scope::scope_in(shared, op),
         None => default_pool::get().scope(op),
     })
+}
+
+/// rayon's `in_place_scope`: [`scope`], whose body runs on the calling thread, as every
+/// scope's here does.
+///
+/// ```
+/// let mut sum = 0;
+/// rayforce_pool::in_place_scope(|s| s.spawn(|_| sum += 1));
+/// assert_eq!(sum, 1);
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    scope(op)
+}
+
+/// rayon's `scope_fifo`: [`scope`], whose queued tasks are taken in the order they were
+/// spawned, as every scope's here are ([`ScopeFifo`] is [`Scope`]; a task that a spawn
+/// runs at once, with no helper to offer it to, starts then).
+///
+/// ```
+/// let order = std::sync::Mutex::new(Vec::new());
+/// let pool = rayforce_pool::Pool::builder().workers(1).build().unwrap();
+/// pool.install(|| {
+///     rayforce_pool::scope_fifo(|s| {
+///         for i in 0..4 {
+///             let order = &order;
+///             s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+///         }
+///     })
+/// });
+/// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
+/// ```
+pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    scope(op)
+}
+
+/// rayon's `in_place_scope_fifo`: [`scope_fifo`], whose body runs on the calling thread.
+///
+/// ```
+/// let mut sum = 0;
+/// rayforce_pool::in_place_scope_fifo(|s| s.spawn_fifo(|_| sum += 2));
+/// assert_eq!(sum, 2);
+/// ```
+pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    scope(op)
 }
 
 /// The number of threads of the current pool (its width, the calling thread included): the

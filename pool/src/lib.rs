@@ -67,14 +67,14 @@ pub use builder::{widths, BuildError, PoolBuilder};
 /// becomes `use rayforce_pool::ThreadPoolBuilder`.
 pub use builder::{BuildError as ThreadPoolBuildError, PoolBuilder as ThreadPoolBuilder};
 pub use fork_once::ForkOnceCell;
-pub use free::{current_num_threads, join, scope};
+pub use free::{current_num_threads, in_place_scope, in_place_scope_fifo, join, scope, scope_fifo};
 pub use limits::MAX_WIDTH;
 pub use ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan, Runs, Wide};
 pub use placed::{HelperPlacement, PlaceFailure};
 /// rayon's name for [`Pool`].
 pub use pool::Pool as ThreadPool;
 pub use pool::Pool;
-pub use scope::Scope;
+pub use scope::{Scope, ScopeFifo};
 pub use slot::SignalState;
 pub use stats::{StartFailure, Stats};
 /// The models' runner (`sync::model`), for the public-API models in `loom-tests`.

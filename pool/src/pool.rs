@@ -520,6 +520,41 @@ impl Pool {
         current::with(shared, || scope_in(shared, op))
     }
 
+    /// rayon's `in_place_scope`, `scope_fifo` and `in_place_scope_fifo` on this pool:
+    /// [`scope`](Self::scope), whose body runs on the calling thread and whose queue is
+    /// taken in the order tasks were spawned, as every scope's here.
+    ///
+    /// ```
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let mut sum = 0;
+    /// pool.in_place_scope(|s| s.spawn(|_| sum += 1));
+    /// pool.scope_fifo(|s| s.spawn_fifo(|_| sum += 1));
+    /// pool.in_place_scope_fifo(|s| s.spawn_fifo(|_| sum += 1));
+    /// assert_eq!(sum, 3);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::Scope<'scope>) -> R,
+    {
+        self.scope(op)
+    }
+
+    /// As [`in_place_scope`](Self::in_place_scope): rayon's `scope_fifo`.
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::ScopeFifo<'scope>) -> R,
+    {
+        self.scope(op)
+    }
+
+    /// As [`in_place_scope`](Self::in_place_scope): rayon's `in_place_scope_fifo`.
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::ScopeFifo<'scope>) -> R,
+    {
+        self.scope(op)
+    }
+
     /// Runs the region, resuming its first panic, also in a child forked from inside a
     /// task (which runs the tasks left and returns, README "Fork").
     fn run_resuming<T: Tasks>(&self, n_tasks: usize, closure: &T, region: Region<'_>) {

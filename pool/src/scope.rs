@@ -59,6 +59,10 @@ pub struct Scope<'scope> {
     marker: PhantomData<&'scope mut &'scope ()>,
 }
 
+/// rayon's `ScopeFifo`: a [`Scope`], whose queue is taken in the order tasks were spawned
+/// (`scope_fifo`, `spawn_fifo`).
+pub type ScopeFifo<'scope> = Scope<'scope>;
+
 const NO_SLOT: usize = usize::MAX;
 
 // SAFETY: the pool's shared state is `Sync` and outlives the scope (`scope_in` returns only
@@ -226,6 +230,28 @@ impl<'scope> Scope<'scope> {
         if !crate::broken::variant!("scope_no_owner_wake") {
             signal.wake_owner(slot);
         }
+    }
+
+    /// rayon's `ScopeFifo::spawn_fifo`: [`spawn`](Self::spawn), whose queue is taken in
+    /// the order tasks were spawned.
+    ///
+    /// ```
+    /// let total = std::sync::atomic::AtomicUsize::new(0);
+    /// rayforce_pool::scope_fifo(|s| {
+    ///     for i in 1..=4 {
+    ///         let total = &total;
+    ///         s.spawn_fifo(move |_| {
+    ///             total.fetch_add(i, std::sync::atomic::Ordering::Relaxed);
+    ///         });
+    ///     }
+    /// });
+    /// assert_eq!(total.into_inner(), 10);
+    /// ```
+    pub fn spawn_fifo<F>(&self, task: F)
+    where
+        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.spawn(task);
     }
 
     fn shared(&self) -> &Shared {
