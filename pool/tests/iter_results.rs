@@ -565,6 +565,13 @@ fn zip_eq_refuses_iterators_of_different_lengths() {
 
 #[test]
 fn ranges_of_every_integer_type_yield_each_value_once() {
+    // Unsuffixed literals are `i32`s, as in rayon (this compiles only so).
+    let sum: i32 = (0..100).into_par_iter().sum();
+    assert_eq!(sum, 4950);
+    let doubled: Vec<_> = (0..=3).into_par_iter().map(|x| x * 2).collect();
+    assert_eq!(doubled, [0i32, 2, 4, 6]);
+    let separated: Vec<_> = (0..3).into_par_iter().intersperse(-1).collect();
+    assert_eq!(separated, [0, -1, 1, -1, 2]);
     assert_eq!((0..0u32).into_par_iter().count(), 0);
     assert_eq!(
         (-128..127i8).into_par_iter().map(i64::from).sum::<i64>(),

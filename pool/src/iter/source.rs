@@ -251,52 +251,110 @@ fn too_long(items_less_one: u128) -> ! {
     }
 }
 
-/// Ranges of every primitive integer type are sources, as in rayon; each is named with the
-/// unsigned type of its width, in which the distance between two of its values is exact.
-/// One of more than `usize::MAX` items (`0..u128::MAX`) panics, saying so.
-macro_rules! range_sources {
+/// The integer types whose ranges are sources, as rayon's: every primitive one. Sealed:
+/// not nameable outside the crate. One generic source over them (not one per type), so an
+/// unsuffixed literal range (`(0..100).into_par_iter()`) falls back to `i32`, as in rayon.
+pub trait RangeInteger: Copy + Send + Sync + PartialOrd + sealed::Sealed + 'static {
+    /// `start..end`, iterated (`Range<Self>`).
+    type Seq: Iterator<Item = Self>;
+    /// `start..=end`, iterated (`RangeInclusive<Self>`).
+    type SeqInclusive: Iterator<Item = Self>;
+
+    /// `start..end`.
+    fn range(start: Self, end: Self) -> Self::Seq;
+
+    /// `start..=end`, or none where `empty`.
+    fn range_inclusive(start: Self, end: Self, empty: bool) -> Self::SeqInclusive;
+
+    /// The distance from `start` to `end` (`end >= start`), in the unsigned type of the
+    /// same width, where it is exact, widened to `u128`.
+    fn distance(start: Self, end: Self) -> u128;
+
+    /// `start` moved `by` values up (within the range: wrapping lands on the right value,
+    /// also for an offset past the type's positive half, as an `i8` range of 200).
+    fn offset(start: Self, by: usize) -> Self;
+}
+
+pub(crate) mod sealed {
+    /// The seal of [`RangeInteger`](super::RangeInteger).
+    pub trait Sealed {}
+}
+
+/// `RangeInteger` for each `$int`, its distances in `$uint`.
+macro_rules! range_integers {
     ($($int:ty => $uint:ty),*) => {$(
-        impl Drive for RangeIter<$int> {
-            type Item = $int;
-            type Seq<'a> = Range<$int>;
+        impl sealed::Sealed for $int {}
 
-            fn position_count(&self) -> usize {
-                let Range { start, end } = self.range;
-                if start >= end {
-                    return 0;
+        impl RangeInteger for $int {
+            type Seq = Range<$int>;
+            type SeqInclusive = RangeInclusive<$int>;
+
+            #[inline]
+            fn range(start: $int, end: $int) -> Range<$int> {
+                start..end
+            }
+
+            #[inline]
+            fn range_inclusive(start: $int, end: $int, empty: bool) -> RangeInclusive<$int> {
+                let mut range = start..=end;
+                if empty {
+                    range.nth(usize::MAX); // spent: every item taken
                 }
-                let items = end.wrapping_sub(start) as $uint as u128;
-                usize::try_from(items).unwrap_or_else(|_| too_long(items - 1))
+                range
             }
 
-            fn exact(&self) -> bool {
-                true
+            #[inline]
+            fn distance(start: $int, end: $int) -> u128 {
+                end.wrapping_sub(start) as $uint as u128
             }
 
-            unsafe fn seq(&self, range: Range<usize>) -> Range<$int> {
-                // Offsets below the length: the sum stays in the range; wrapping turns an
-                // offset past the type's positive half (an `i8` range of 200) into the
-                // right value.
-                let start = self.range.start;
-                start.wrapping_add(range.start as $int)..start.wrapping_add(range.end as $int)
-            }
-        }
-
-        impl IntoParallelIterator for Range<$int> {
-            type Iter = RangeIter<$int>;
-            type Item = $int;
-
-            fn into_par_iter(self) -> RangeIter<$int> {
-                RangeIter { range: self }
+            #[inline]
+            fn offset(start: $int, by: usize) -> $int {
+                start.wrapping_add(by as $int)
             }
         }
     )*};
 }
 
-range_sources!(
+range_integers!(
     u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, usize => usize,
     i8 => u8, i16 => u16, i32 => u32, i64 => u64, i128 => u128, isize => usize
 );
+
+/// Ranges of every primitive integer type are sources, as in rayon. One of more than
+/// `usize::MAX` items (`0..u128::MAX`) panics, saying so.
+impl<T: RangeInteger> Drive for RangeIter<T> {
+    type Item = T;
+    type Seq<'a> = T::Seq;
+
+    fn position_count(&self) -> usize {
+        let Range { start, end } = self.range;
+        if start >= end {
+            return 0;
+        }
+        let items = T::distance(start, end);
+        usize::try_from(items).unwrap_or_else(|_| too_long(items - 1))
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> T::Seq {
+        // Offsets below the length: the values stay in the range.
+        let start = self.range.start;
+        T::range(T::offset(start, range.start), T::offset(start, range.end))
+    }
+}
+
+impl<T: RangeInteger> IntoParallelIterator for Range<T> {
+    type Iter = RangeIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> RangeIter<T> {
+        RangeIter { range: self }
+    }
+}
 
 /// A parallel iterator over an inclusive range of integers or `char`s:
 /// `(a..=b).into_par_iter()`; also named `range_inclusive::Iter`, as in rayon.
@@ -319,54 +377,44 @@ pub struct RangeInclusiveIter<T> {
     pub(super) range: RangeInclusive<T>,
 }
 
-/// Inclusive ranges of every primitive integer type are sources, as in rayon, named as in
-/// `range_sources`; one of more than `usize::MAX` items (`0..=u64::MAX`) panics, saying so.
-macro_rules! inclusive_range_sources {
-    ($($int:ty => $uint:ty),*) => {$(
-        impl Drive for RangeInclusiveIter<$int> {
-            type Item = $int;
-            type Seq<'a> = RangeInclusive<$int>;
+/// Inclusive ranges of every primitive integer type are sources, as in rayon; one of more
+/// than `usize::MAX` items (`0..=u64::MAX`) panics, saying so.
+impl<T: RangeInteger> Drive for RangeInclusiveIter<T> {
+    type Item = T;
+    type Seq<'a> = T::SeqInclusive;
 
-            fn position_count(&self) -> usize {
-                if self.range.is_empty() {
-                    return 0;
-                }
-                let (start, end) = (*self.range.start(), *self.range.end());
-                let last = end.wrapping_sub(start) as $uint as u128;
-                usize::try_from(last)
-                    .ok()
-                    .and_then(|last| last.checked_add(1))
-                    .unwrap_or_else(|| too_long(last))
-            }
-
-            fn exact(&self) -> bool {
-                true
-            }
-
-            unsafe fn seq(&self, range: Range<usize>) -> RangeInclusive<$int> {
-                // As `RangeIter`'s: wrapping lands on the right value.
-                let start = *self.range.start();
-                if range.is_empty() {
-                    let mut none = start..=start;
-                    none.next();
-                    return none;
-                }
-                start.wrapping_add(range.start as $int)..=start.wrapping_add((range.end - 1) as $int)
-            }
+    fn position_count(&self) -> usize {
+        if self.range.is_empty() {
+            return 0;
         }
+        let last = T::distance(*self.range.start(), *self.range.end());
+        usize::try_from(last)
+            .ok()
+            .and_then(|last| last.checked_add(1))
+            .unwrap_or_else(|| too_long(last))
+    }
 
-        impl IntoParallelIterator for RangeInclusive<$int> {
-            type Iter = RangeInclusiveIter<$int>;
-            type Item = $int;
+    fn exact(&self) -> bool {
+        true
+    }
 
-            fn into_par_iter(self) -> RangeInclusiveIter<$int> {
-                RangeInclusiveIter { range: self }
+    unsafe fn seq(&self, range: Range<usize>) -> T::SeqInclusive {
+        // As `RangeIter`'s: offsets below the length stay in the range.
+        let start = *self.range.start();
+        match range.end.checked_sub(1).filter(|_| !range.is_empty()) {
+            Some(last) => {
+                T::range_inclusive(T::offset(start, range.start), T::offset(start, last), false)
             }
+            None => T::range_inclusive(start, start, true),
         }
-    )*};
+    }
 }
 
-inclusive_range_sources!(
-    u8 => u8, u16 => u16, u32 => u32, u64 => u64, u128 => u128, usize => usize,
-    i8 => u8, i16 => u16, i32 => u32, i64 => u64, i128 => u128, isize => usize
-);
+impl<T: RangeInteger> IntoParallelIterator for RangeInclusive<T> {
+    type Iter = RangeInclusiveIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> RangeInclusiveIter<T> {
+        RangeInclusiveIter { range: self }
+    }
+}
