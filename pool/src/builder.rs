@@ -25,7 +25,7 @@ pub enum BuildError {
     /// A helper thread could not be spawned.
     Spawn(std::io::Error),
     /// A setting above its bound: a width above [`MAX_WIDTH`], `spin_us` above 100000,
-    /// `recheck_ms` above an hour.
+    /// `recheck_ms` above an hour, `stack_size` above 1 TiB.
     OutOfRange {
         /// The builder method, such as `workers`.
         setting: &'static str,
@@ -316,9 +316,11 @@ impl PoolBuilder {
     }
 
     /// The helpers' stack size in bytes, as rayon's `stack_size` (`std`'s default
-    /// without this; the system's minimum where it is below), at most 1 TiB. A size the
-    /// system refuses fails `build` with [`BuildError::Spawn`], or narrows a
-    /// [`best_effort`](Self::best_effort) pool.
+    /// without this; the system's minimum where it is below), at most 1 TiB. Where the
+    /// system refuses the size, `build` fails with [`BuildError::Spawn`] if it starts a
+    /// helper (a pool of one starts none), and a helper started later (a wide one, or one
+    /// of a [`best_effort`](Self::best_effort) pool) stays missing: the dispatches it would
+    /// join run narrower, and `stats()` says why.
     ///
     /// ```
     /// let pool = rayforce_pool::ThreadPoolBuilder::new()

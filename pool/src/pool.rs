@@ -522,7 +522,9 @@ impl Pool {
 
     /// rayon's `in_place_scope`, `scope_fifo` and `in_place_scope_fifo` on this pool:
     /// [`scope`](Self::scope), whose body runs on the calling thread and whose queue is
-    /// taken in the order tasks were spawned, as every scope's here.
+    /// taken in the order tasks were spawned, as every scope's here. The body runs with
+    /// this pool current, as `scope`'s does (rayon's `in_place_scope` leaves the caller's
+    /// own pool current for it).
     ///
     /// ```
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();

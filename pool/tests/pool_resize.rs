@@ -305,6 +305,7 @@ fn widths_beyond_the_bound_are_clamped_by_resize_and_readings_and_refused_by_the
         Pool::builder().workers(2).recheck_ms(u32::MAX),
         "recheck_ms(4294967295)",
     );
+    #[cfg(target_pointer_width = "64")]
     refused(
         Pool::builder().workers(2).stack_size(usize::MAX),
         "stack_size(18446744073709551615)",
