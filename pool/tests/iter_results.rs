@@ -343,6 +343,20 @@ fn check_the_rest(xs: &[u64]) {
     let separated: Vec<u64> = xs.par_iter().copied().intersperse(u64::MAX).collect();
     let serial: Vec<u64> = xs.iter().flat_map(|&x| [u64::MAX, x]).skip(1).collect();
     assert_eq!(separated, serial, "intersperse, {n}");
+    // Unindexed: the items after a filter, gathered first; a count and a sum see the
+    // separators too.
+    let odd = |x: &u64| x % 2 == 1;
+    let kept: Vec<u64> = xs.iter().copied().filter(odd).collect();
+    let separated: Vec<u64> = xs.par_iter().copied().filter(odd).intersperse(0).collect();
+    let serial: Vec<u64> = kept.iter().flat_map(|&x| [0, x]).skip(1).collect();
+    assert_eq!(separated, serial, "intersperse after filter, {n}");
+    let count = xs.par_iter().copied().filter(odd).intersperse(0).count();
+    assert_eq!(count, (2 * kept.len()).saturating_sub(1));
+    let sum: u64 = xs.par_iter().copied().filter(odd).intersperse(1).sum();
+    assert_eq!(
+        sum,
+        kept.iter().sum::<u64>() + kept.len().saturating_sub(1) as u64
+    );
     let doubled: Vec<u64> = xs.par_iter().zip_eq(xs).map(|(a, b)| a + b).collect();
     assert_eq!(doubled, xs.iter().map(|x| 2 * x).collect::<Vec<_>>());
 

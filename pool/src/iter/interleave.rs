@@ -2,11 +2,15 @@
 //! iterators whose positions alternate between two sources (one of which may be a
 //! separator), each range of positions mapped to one range of each source.
 
-use super::drive::positions_of_base;
+use super::collect::ordered_parts;
+use super::computed::{sealed::Make, Computed};
 use super::drive::sealed::Drive;
+use super::drive::{grain, positions_of_base};
 use super::identity::sealed::Identity;
 use super::identity::CloneOf;
+use super::owned::Drain;
 use super::reshape::Chain;
+use super::{Either, IndexedParallelIterator};
 use std::ops::Range;
 
 /// `a.interleave(b)`: `a`'s first item, `b`'s first, `a`'s second, ..., then the rest of
@@ -127,39 +131,87 @@ pub type InterleaveShortest<A, B> = Interleave<super::Take<A>, super::Take<B>>;
 #[derive(Debug)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct Intersperse<I: Drive> {
-    base: I,
+    items: Items<I>,
     /// Behind a lock, so that the item need only be `Send`, as rayon asks.
     separator: CloneOf<I::Item>,
+}
+
+/// Where an [`Intersperse`]'s items come from: an indexed base, each of whose positions is
+/// an item, or any other base's items gathered in order when first counted.
+#[derive(Debug)]
+enum Items<I: Drive> {
+    Indexed(I),
+    Gathered(Computed<Gathering<I>>),
+}
+
+/// How an unindexed base's items are gathered: in order, by one region over it.
+pub struct Gathering<I> {
+    base: I,
+}
+
+impl<I: Drive> Make for Gathering<I> {
+    type Item = I::Item;
+
+    fn make(&self) -> Vec<I::Item> {
+        let runs = ordered_parts(
+            &self.base,
+            grain(&self.base),
+            |run: Option<Vec<I::Item>>, items| {
+                let mut run = run.unwrap_or_default();
+                run.extend(items);
+                run
+            },
+        );
+        let mut gathered = Vec::with_capacity(runs.iter().map(Vec::len).sum());
+        runs.into_iter().for_each(|run| gathered.extend(run));
+        gathered
+    }
 }
 
 impl<I: Drive> Intersperse<I>
 where
     I::Item: Clone,
 {
-    /// `base`'s items with `separator` between, after checking that their positions fit a
-    /// `usize` (an indexed base's count makes nothing).
+    /// `base`'s items with `separator` between. An indexed base's positions are checked to
+    /// fit a `usize` with their separators now (counting them makes nothing); another
+    /// base's items are gathered when first counted.
     pub(crate) fn new(base: I, separator: I::Item) -> Self {
-        let n = base.position_count();
-        assert!(
-            n.checked_add(n.saturating_sub(1)).is_some(),
-            "intersperse: {n} items and their separators are more than a usize counts"
-        );
+        let items = if base.exact() {
+            let n = base.position_count();
+            assert!(
+                n.checked_add(n.saturating_sub(1)).is_some(),
+                "intersperse: {n} items and their separators are more than a usize counts"
+            );
+            Items::Indexed(base)
+        } else {
+            Items::Gathered(Computed::new(Gathering { base }))
+        };
         Intersperse {
-            base,
+            items,
             separator: CloneOf::new(separator),
+        }
+    }
+
+    /// How many items there are (gathering them, the first time, for an unindexed base).
+    fn item_count(&self) -> usize {
+        match &self.items {
+            Items::Indexed(base) => base.position_count(),
+            Items::Gathered(gathered) => gathered.position_count(),
         }
     }
 }
 
-impl<I: Drive + Clone> Clone for Intersperse<I>
+/// Of an indexed base only (as `intersperse`'s of rayon's takes any `Clone` base): an
+/// unindexed one's items may be moving into the gathered `Vec` while another thread clones.
+impl<I: IndexedParallelIterator + Clone> Clone for Intersperse<I>
 where
     I::Item: Clone,
 {
     fn clone(&self) -> Self {
-        Intersperse {
-            base: self.base.clone(),
-            separator: CloneOf::new(self.separator.make()),
-        }
+        let Items::Indexed(base) = &self.items else {
+            unreachable!("an indexed base is exact: never gathered")
+        };
+        Intersperse::new(base.clone(), self.separator.make())
     }
 }
 
@@ -170,13 +222,14 @@ where
 {
     type Item = I::Item;
     type Seq<'a>
-        = Alternate<I::Seq<'a>, std::iter::RepeatN<I::Item>>
+        = Alternate<Either<I::Seq<'a>, Drain<'a, I::Item>>, std::iter::RepeatN<I::Item>>
     where
         Self: 'a;
 
     fn position_count(&self) -> usize {
-        // Checked in `new`.
-        let n = self.base.position_count();
+        // Checked in `new` for an indexed base; a gathered one's items are in a `Vec`, so
+        // fewer than half a `usize`'s range.
+        let n = self.item_count();
         n + n.saturating_sub(1)
     }
 
@@ -185,21 +238,33 @@ where
     }
 
     fn min_len(&self) -> usize {
-        self.base.min_len()
+        match &self.items {
+            Items::Indexed(base) => base.min_len(),
+            Items::Gathered(_) => 1,
+        }
     }
 
     fn max_len(&self) -> usize {
-        self.base.max_len()
+        match &self.items {
+            Items::Indexed(base) => base.max_len(),
+            Items::Gathered(_) => usize::MAX,
+        }
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         let alternating = self.position_count();
         let items = range.start.div_ceil(2)..range.end.div_ceil(2);
         let separators = range.end / 2 - range.start / 2;
+        // SAFETY: disjoint ranges of positions cover disjoint ranges of items (each item
+        // one even position), within the items' positions.
+        let a = unsafe {
+            match &self.items {
+                Items::Indexed(base) => Either::Left(base.seq(items)),
+                Items::Gathered(gathered) => Either::Right(gathered.seq(items)),
+            }
+        };
         Alternate {
-            // SAFETY: disjoint ranges of positions cover disjoint ranges of items (each
-            // item one even position), within the base's positions.
-            a: unsafe { self.base.seq(items) },
+            a,
             b: std::iter::repeat_n(self.separator.make(), separators),
             at: range.start,
             end: range.end,

@@ -1000,6 +1000,28 @@ pub trait ParallelIterator: Drive + Sized + Send {
         partition::partition_map(self, f)
     }
 
+    /// The items with a clone of `separator` between each two, as rayon's `intersperse`.
+    /// An indexed iterator's positions alternate with the separators'; any other's items
+    /// are gathered into a `Vec` first, in order, when the result is first consumed.
+    ///
+    /// # Panics
+    /// If an indexed iterator's items and their separators are more than a `usize` counts.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let listed: String = ["a", "b", "c"].par_iter().copied().intersperse(", ").collect();
+    /// assert_eq!(listed, "a, b, c");
+    /// let csv = "1,2,,3";
+    /// let fields: String = csv.par_split(',').filter(|f| !f.is_empty()).intersperse(";").collect();
+    /// assert_eq!(fields, "1;2;3");
+    /// ```
+    fn intersperse(self, separator: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, separator)
+    }
+
     /// How many items there are, if known without running the iterator (an indexed one's
     /// length), as rayon's `opt_len`.
     ///
@@ -1630,24 +1652,6 @@ pub trait IndexedParallelIterator: ParallelIterator {
             (other_len + 1, other_len)
         };
         Interleave::new(self.take(take), other.take(other_take))
-    }
-
-    /// The items with a clone of `separator` between each two, as rayon's `intersperse`
-    /// (here of indexed iterators only).
-    ///
-    /// # Panics
-    /// If the items and their separators are more than a `usize` counts.
-    ///
-    /// ```
-    /// use rayforce_pool::prelude::*;
-    /// let listed: String = ["a", "b", "c"].par_iter().copied().intersperse(", ").collect();
-    /// assert_eq!(listed, "a, b, c");
-    /// ```
-    fn intersperse(self, separator: Self::Item) -> Intersperse<Self>
-    where
-        Self::Item: Clone,
-    {
-        Intersperse::new(self, separator)
     }
 
     /// The index of the first item for which `pred` holds.
