@@ -357,6 +357,30 @@ fn check_the_rest(xs: &[u64]) {
         sum,
         kept.iter().sum::<u64>() + kept.len().saturating_sub(1) as u64
     );
+    // Asking its length, or interspersing it again, gathers nothing: only consuming does.
+    let looked = AtomicUsize::new(0);
+    let looking = |x: &u64| {
+        looked.fetch_add(1, Ordering::Relaxed);
+        odd(x)
+    };
+    let twice = xs
+        .par_iter()
+        .copied()
+        .filter(looking)
+        .intersperse(0)
+        .intersperse(7);
+    assert_eq!(twice.opt_len(), None);
+    assert_eq!(
+        looked.load(Ordering::Relaxed),
+        0,
+        "gathered before consumed, {n}"
+    );
+    let serial: Vec<u64> = serial.iter().flat_map(|&x| [7, x]).skip(1).collect();
+    assert_eq!(
+        twice.collect::<Vec<u64>>(),
+        serial,
+        "intersperse twice, {n}"
+    );
     let doubled: Vec<u64> = xs.par_iter().zip_eq(xs).map(|(a, b)| a + b).collect();
     assert_eq!(doubled, xs.iter().map(|x| 2 * x).collect::<Vec<_>>());
 

@@ -1,5 +1,6 @@
 //! Sources whose items are made whole before any is consumed: `fold`'s accumulators (one
-//! region), `split`'s pieces (recursive joins) and a tree walk's nodes. A [`Computed`]
+//! region), `split`'s pieces (recursive joins), a tree walk's nodes and the items of an
+//! unindexed iterator that `intersperse` alternates with its separators. A [`Computed`]
 //! makes them the first time a consumer asks for their count, on the consumer's caller
 //! (so on the pool it runs on), then hands them out as an owned source.
 

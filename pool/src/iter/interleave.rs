@@ -1,6 +1,7 @@
-//! `interleave`, `interleave_shortest` and `intersperse`, as rayon's: adaptors of indexed
-//! iterators whose positions alternate between two sources (one of which may be a
-//! separator), each range of positions mapped to one range of each source.
+//! `interleave`, `interleave_shortest` and `intersperse`, as rayon's: adaptors whose
+//! positions alternate between two sources (one of which may be a separator), each range
+//! of positions mapped to one range of each source. `interleave` takes indexed iterators;
+//! `intersperse` any, an unindexed one's items gathered in order when first consumed.
 
 use super::collect::ordered_parts;
 use super::computed::{sealed::Make, Computed};
@@ -227,14 +228,18 @@ where
         Self: 'a;
 
     fn position_count(&self) -> usize {
-        // Checked in `new` for an indexed base; a gathered one's items are in a `Vec`, so
-        // fewer than half a `usize`'s range.
+        // Checked in `new` for an indexed base, here for gathered items (zero-sized ones
+        // may be more than half a `usize`'s range).
         let n = self.item_count();
-        n + n.saturating_sub(1)
+        n.checked_add(n.saturating_sub(1)).unwrap_or_else(|| {
+            panic!("intersperse: {n} items and their separators are more than a usize counts")
+        })
     }
 
+    /// An indexed base's adaptor is indexed; a gathered one is not, so that asking
+    /// (`opt_len`, or an `intersperse` over it) gathers nothing.
     fn exact(&self) -> bool {
-        true
+        matches!(self.items, Items::Indexed(_))
     }
 
     fn min_len(&self) -> usize {

@@ -1002,7 +1002,9 @@ pub trait ParallelIterator: Drive + Sized + Send {
 
     /// The items with a clone of `separator` between each two, as rayon's `intersperse`.
     /// An indexed iterator's positions alternate with the separators'; any other's items
-    /// are gathered into a `Vec` first, in order, when the result is first consumed.
+    /// are gathered into a `Vec` first, in order, when the result is first consumed (all
+    /// of them, also for a search that stops early), and the result is not indexed.
+    /// `Intersperse` is `Clone` for an indexed iterator only.
     ///
     /// # Panics
     /// If an indexed iterator's items and their separators are more than a `usize` counts.
