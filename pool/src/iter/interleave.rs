@@ -3,15 +3,15 @@
 //! of positions mapped to one range of each source. `interleave` takes indexed iterators;
 //! `intersperse` any, an unindexed one's items gathered in order when first consumed.
 
-use super::collect::ordered_parts;
+use super::collect::append;
 use super::computed::{sealed::Make, Computed};
+use super::drive::positions_of_base;
 use super::drive::sealed::Drive;
-use super::drive::{grain, positions_of_base};
 use super::identity::sealed::Identity;
 use super::identity::CloneOf;
 use super::owned::Drain;
 use super::reshape::Chain;
-use super::{Either, IndexedParallelIterator};
+use super::{Either, IndexedParallelIterator, ParallelIterator};
 use std::ops::Range;
 
 /// `a.interleave(b)`: `a`'s first item, `b`'s first, `a`'s second, ..., then the rest of
@@ -131,7 +131,7 @@ pub type InterleaveShortest<A, B> = Interleave<super::Take<A>, super::Take<B>>;
 /// `iter.intersperse(separator)`: the items with a clone of `separator` between each two.
 #[derive(Debug)]
 #[must_use = "iterators do nothing until consumed"]
-pub struct Intersperse<I: Drive> {
+pub struct Intersperse<I: ParallelIterator> {
     items: Items<I>,
     /// Behind a lock, so that the item need only be `Send`, as rayon asks.
     separator: CloneOf<I::Item>,
@@ -140,36 +140,28 @@ pub struct Intersperse<I: Drive> {
 /// Where an [`Intersperse`]'s items come from: an indexed base, each of whose positions is
 /// an item, or any other base's items gathered in order when first counted.
 #[derive(Debug)]
-enum Items<I: Drive> {
+enum Items<I: ParallelIterator> {
     Indexed(I),
     Gathered(Computed<Gathering<I>>),
 }
 
-/// How an unindexed base's items are gathered: in order, by one region over it.
+/// How an unindexed base's items are gathered: in order, as `collect` into a `Vec`
+/// gathers them.
 pub struct Gathering<I> {
     base: I,
 }
 
-impl<I: Drive> Make for Gathering<I> {
+impl<I: ParallelIterator> Make for Gathering<I> {
     type Item = I::Item;
 
     fn make(&self) -> Vec<I::Item> {
-        let runs = ordered_parts(
-            &self.base,
-            grain(&self.base),
-            |run: Option<Vec<I::Item>>, items| {
-                let mut run = run.unwrap_or_default();
-                run.extend(items);
-                run
-            },
-        );
-        let mut gathered = Vec::with_capacity(runs.iter().map(Vec::len).sum());
-        runs.into_iter().for_each(|run| gathered.extend(run));
+        let mut gathered = Vec::new();
+        append(&mut gathered, &self.base);
         gathered
     }
 }
 
-impl<I: Drive> Intersperse<I>
+impl<I: ParallelIterator> Intersperse<I>
 where
     I::Item: Clone,
 {
@@ -218,7 +210,7 @@ where
 
 impl<I> Drive for Intersperse<I>
 where
-    I: Drive,
+    I: ParallelIterator,
     I::Item: Clone,
 {
     type Item = I::Item;
