@@ -37,6 +37,14 @@ pub enum BuildError {
     /// [`build_global`](PoolBuilder::build_global): a default pool was chosen or built
     /// already (a free function or parallel iterator ran before).
     GlobalPoolAlreadyInitialized,
+    /// [`thread_name`](PoolBuilder::thread_name) named a helper with a NUL byte, which no
+    /// thread's name may hold.
+    ThreadName {
+        /// The helper's index (1-based; the caller is worker 0).
+        helper: usize,
+        /// The name given.
+        name: String,
+    },
     /// The [`on_thread_start`](PoolBuilder::on_thread_start) hook panicked on a helper.
     ThreadStart {
         /// The helper's index (1-based; the caller is worker 0).
@@ -64,6 +72,10 @@ impl fmt::Display for BuildError {
             BuildError::GlobalPoolAlreadyInitialized => f.write_str(
                 "build_global: the default pool was already chosen or built (a parallel \
                  iterator, join or scope ran before); call build_global first",
+            ),
+            BuildError::ThreadName { helper, name } => write!(
+                f,
+                "thread_name({helper}) gave {name:?}: expected a name without a NUL byte"
             ),
             BuildError::ThreadStart { helper, message } => write!(
                 f,
@@ -294,7 +306,8 @@ impl PoolBuilder {
     /// Names helper k `name(k)` (the pool's thread k, from 1: the caller, thread 0, keeps
     /// its own name), as rayon's `thread_name`. `build` asks for the names of every helper
     /// the pool may have at its widths then; a helper past them (the pool widened since)
-    /// is `rayforce-{k}`, as every helper is without this.
+    /// is `rayforce-{k}`, as every helper is without this. A name with a NUL byte fails
+    /// `build` with [`BuildError::ThreadName`].
     ///
     /// ```
     /// let pool = rayforce_pool::ThreadPoolBuilder::new()
@@ -429,9 +442,15 @@ impl PoolBuilder {
         let (on_start, placement) = placed(place, self.on_place, self.on_start);
         #[cfg(not(target_os = "linux"))]
         let (on_start, _) = (self.on_start, place); // helpers float
-        let names = self.thread_name.map_or_else(Vec::new, |mut name| {
+        let names: Vec<String> = self.thread_name.map_or_else(Vec::new, |mut name| {
             (1..wide_width).map(&mut name).collect()
         });
+        if let Some(k) = names.iter().position(|name| name.contains('\0')) {
+            return Err(BuildError::ThreadName {
+                helper: k + 1,
+                name: names[k].clone(),
+            });
+        }
         let setup = HelperSetup {
             on_start,
             names,

@@ -1,6 +1,7 @@
 //! rayon's thread settings on the builder: `thread_name(f)` names helper k `f(k)` (the
 //! pool's thread k, from 1), also a wide helper started later; `stack_size(n)` gives every
-//! helper a stack of `n` bytes; `start_handler` is `on_thread_start`.
+//! helper a stack of `n` bytes; `start_handler` is `on_thread_start`; a name with a NUL
+//! byte fails the build.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::ThreadPoolBuilder;
@@ -48,6 +49,30 @@ fn helpers_are_named_as_thread_name_says_also_those_started_later() {
         .unwrap();
     assert_eq!(sorted(&seen), [(1, Some("rayforce-1".to_string()))]);
     drop((pool, plain));
+}
+
+#[test]
+fn a_thread_name_with_a_nul_byte_fails_the_build_naming_it() {
+    let err = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .thread_name(|k| {
+            if k == 2 {
+                "bad\0name".into()
+            } else {
+                format!("ok-{k}")
+            }
+        })
+        .build()
+        .expect_err("a NUL byte in a name");
+    assert!(
+        matches!(&err, rayforce_pool::BuildError::ThreadName { helper: 2, name } if name == "bad\0name"),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("thread_name(2)") && message.contains("NUL"),
+        "{message}"
+    );
 }
 
 #[test]
