@@ -321,15 +321,15 @@ mod tests {
             |n, participants, claims| Job::new(&f, n, participants, claims, &Liveness::new()).homed;
         assert!(!homed(1000, 2, Claims::InOrder(None)), "asked for order");
         assert!(
-            !homed(6, 2, Claims::FromHomes),
+            !homed(6, 2, Claims::FromHomes(None)),
             "too short to size chunks by the clock"
         );
         assert!(
-            !homed(1000, MAX_HOMES + 1, Claims::FromHomes),
+            !homed(1000, MAX_HOMES + 1, Claims::FromHomes(None)),
             "more than MAX_HOMES"
         );
         // 1001 tasks on two participants: homes 0..501 and 501..1001.
-        let job = Job::new(&f, 1001, 2, Claims::FromHomes, &Liveness::new());
+        let job = Job::new(&f, 1001, 2, Claims::FromHomes(None), &Liveness::new());
         assert!(job.homed);
         assert_eq!((job.first_task(0), job.first_task(1)), (0, 501));
         assert_eq!((job.claimable(0), job.claimable(1)), (1..501, 502..1001));

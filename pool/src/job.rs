@@ -122,7 +122,7 @@ impl Job {
     /// [`MAX_HOMES`] participants share it, and no cursor can come near overflowing.
     #[inline]
     fn claimed(mut self, claims: Claims<'_>) -> Job {
-        self.homed = matches!(claims, Claims::FromHomes)
+        self.homed = matches!(claims, Claims::FromHomes(_))
             && (2..=MAX_HOMES).contains(&self.participants)
             && self.sized_by_clock()
             && self.n_tasks < usize::MAX >> 14;

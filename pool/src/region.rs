@@ -28,8 +28,9 @@ impl Forked {
 pub(crate) enum Claims<'a> {
     /// Each participant claims first from its home, a contiguous share of the tasks of its
     /// own, then from the others': what it touches stays in its cache from one region over
-    /// the same data to the next. For independent tasks that need no order.
-    FromHomes,
+    /// the same data to the next. For independent tasks that need no order. None once the
+    /// flag (if any) is set: a source that has ended (`while_some` past a `None`).
+    FromHomes(Option<&'a AtomicBool>),
     /// In index order, none once the flag (if any) is set: a search's first match ends the
     /// claims past it, and a scan's blocks find the blocks before them published.
     InOrder(Option<&'a AtomicBool>),
@@ -39,8 +40,7 @@ impl<'a> Claims<'a> {
     /// The flag that stops the claims, if any.
     pub(crate) fn stop(self) -> Option<&'a AtomicBool> {
         match self {
-            Claims::FromHomes => None,
-            Claims::InOrder(stop) => stop,
+            Claims::FromHomes(stop) | Claims::InOrder(stop) => stop,
         }
     }
 }

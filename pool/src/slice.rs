@@ -1,12 +1,12 @@
 //! The slice methods, as rayon's `rayon::slice`: [`ParallelSlice`] (`par_split`,
 //! `par_split_inclusive`, `par_chunk_by`, `par_chunks`, `par_chunks_exact`, `par_rchunks`,
-//! `par_rchunks_exact`, `par_windows`) and [`ParallelSliceMut`] (their `_mut` forms, rayon's
+//! `par_rchunks_exact`, `par_windows`, `par_array_windows`) and [`ParallelSliceMut`] (their `_mut` forms, rayon's
 //! sorts and a radix sort), in the prelude; `Vec`s and arrays reach them through their
 //! slice.
 
 pub use crate::iter::chunks::{
-    Chunks, ChunksExact, ChunksExactMut, ChunksMut, Pieces, PiecesMut, RChunks, RChunksExact,
-    RChunksExactMut, RChunksMut, Windows,
+    ArrayWindows, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Pieces, PiecesMut, RChunks,
+    RChunksExact, RChunksExactMut, RChunksMut, Windows,
 };
 pub use crate::iter::separated::{
     ChunkBy, ChunkByMut, Separated, SeparatedMut, Split, SplitInclusive, SplitInclusiveMut,
@@ -166,6 +166,20 @@ pub trait ParallelSlice<T: Sync> {
             "par_windows: window_size must not be zero"
         );
         Pieces::new(self.as_parallel_slice(), window_size)
+    }
+
+    /// Every run of `N` adjacent items as an array, in order: none if the slice is
+    /// shorter. `N` of 0 does not compile.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let xs = [1, 2, 4, 7];
+    /// let steps: Vec<i32> = xs.par_array_windows().map(|&[a, b]| b - a).collect();
+    /// assert_eq!(steps, [1, 2, 3]);
+    /// ```
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        const { assert!(N != 0, "par_array_windows: N must not be zero") };
+        ArrayWindows::new(self.as_parallel_slice())
     }
 }
 

@@ -163,6 +163,8 @@ fn fold_with_fold_chunks_collect_into_vec_and_nested_unzip_match_std() {
     assert_eq!(cubes[3], 27);
     let debug = format!("{:?}", xs.par_iter().map(|x| x + 1).filter(|_| true));
     assert!(debug.starts_with("Filter { base: Map"), "{debug}");
+    let debug = format!("{:?}", xs.par_iter().fold_chunks(3, || 0, |a, _| a));
+    assert!(debug.starts_with("FoldChunks { base: Iter"), "{debug}");
 }
 
 /// A value that counts its drops.
@@ -202,4 +204,93 @@ fn a_fold_whose_making_panicked_is_never_made_again_and_drops_each_item_once() {
     let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
     assert!(message.contains("cannot be made again"), "{message:?}");
     assert_eq!(dropped.load(Ordering::Relaxed), n, "each item dropped once");
+}
+
+#[test]
+fn computed_sources_clone_before_and_after_they_are_made() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    let words: Vec<String> = (0..10_000).map(|i| format!("{i},")).collect();
+    let serial = words.concat();
+    let joined = |folded: Vec<String>| folded.concat();
+    pool.install(|| {
+        // Before: the clone makes its own accumulators from a copy of the owned words.
+        let folded = words
+            .clone()
+            .into_par_iter()
+            .fold(String::new, |a, w| a + &w);
+        let copy = folded.clone();
+        assert_eq!(joined(copy.collect()), serial);
+        assert_eq!(joined(folded.collect()), serial);
+        // After: the words are moved into the accumulators; the clone copies those.
+        let folded = words
+            .clone()
+            .into_par_iter()
+            .fold(String::new, |a, w| a + &w);
+        let made = positions_of(&folded);
+        let copy = folded.clone();
+        assert_eq!(positions_of(&copy), made);
+        assert_eq!(joined(copy.collect()), serial);
+        assert_eq!(joined(folded.collect()), serial);
+        // Two threads cloning one unmade source at once each get every item.
+        let pieces = iter::split(0..10_000u32, |r| {
+            if r.len() <= 100 {
+                (r, None)
+            } else {
+                let mid = r.start + r.len() as u32 / 2;
+                (r.start..mid, Some(mid..r.end))
+            }
+        });
+        let counts: Vec<usize> = std::thread::scope(|s| {
+            let clones: Vec<_> = (0..2)
+                .map(|_| s.spawn(|| pieces.clone().map(|r| r.len()).sum()))
+                .collect();
+            clones.into_iter().map(|c| c.join().unwrap()).collect()
+        });
+        assert_eq!(counts, [10_000, 10_000]);
+        let walked = iter::walk_tree_prefix(0u32..64, |r| {
+            let mid = (r.start + 1 + r.end) / 2;
+            [r.start + 1..mid, mid..r.end]
+                .into_iter()
+                .filter(|r| !r.is_empty())
+        });
+        let starts: Vec<u32> = walked.clone().map(|r| r.start).collect();
+        assert_eq!(starts, (0..64).collect::<Vec<_>>());
+        assert_eq!(walked.count(), 64);
+        // An unindexed base's items gathered for `intersperse`, before and after.
+        let odd = || words.par_iter().filter(|w| w.len() % 2 == 1).cloned();
+        let expected: Vec<String> = words.iter().filter(|w| w.len() % 2 == 1).cloned().collect();
+        let expected = expected.join(" ");
+        let spaced = odd().intersperse(String::from(" "));
+        let copy = spaced.clone();
+        assert_eq!(copy.collect::<Vec<_>>().concat(), expected);
+        assert_eq!(positions_of(&spaced), 2 * expected.split(' ').count() - 1);
+        let copy = spaced.clone();
+        assert_eq!(copy.collect::<Vec<_>>().concat(), expected);
+        assert_eq!(spaced.collect::<Vec<_>>().concat(), expected);
+    });
+}
+
+#[test]
+fn a_clone_taken_while_the_items_are_made_waits_for_them_and_copies_them() {
+    let pool = Pool::builder().workers(2).build().unwrap();
+    let words: Vec<String> = (0..1_000).map(|i| format!("{i},")).collect();
+    let (started, making) = std::sync::mpsc::channel();
+    let started = std::sync::Mutex::new(Some(started));
+    let folded = words.par_iter().fold(String::new, |a, w| {
+        if let Some(started) = started.lock().unwrap().take() {
+            started.send(()).unwrap();
+            // Long enough that the clone below comes while this making is under way.
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        a + w
+    });
+    let copy = std::thread::scope(|s| {
+        let maker = s.spawn(|| pool.install(|| positions_of(&folded)));
+        making.recv().unwrap();
+        let copy = folded.clone();
+        assert!(maker.join().unwrap() >= 1);
+        copy
+    });
+    assert_eq!(copy.collect::<Vec<_>>().concat(), words.concat());
+    assert_eq!(folded.collect::<Vec<_>>().concat(), words.concat());
 }

@@ -838,3 +838,75 @@ fn iterators_nested_inside_iterators_are_exact() {
             .collect::<Vec<_>>()
     );
 }
+
+/// Runs `body` on a thread of its own; panics if it has not returned within a minute (an
+/// endless source that did not end), else resumes its panic if it panicked.
+fn ends_within_a_minute(what: &str, body: impl FnOnce() + Send + 'static) {
+    let (done, ended) = std::sync::mpsc::channel();
+    let runner = std::thread::spawn(move || {
+        body();
+        let _ = done.send(());
+    });
+    match ended.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(()) => runner.join().unwrap(),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            panic::resume_unwind(runner.join().unwrap_err())
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("{what} did not end"),
+    }
+}
+
+#[test]
+fn an_endless_source_ends_where_while_some_or_take_any_ends_it() {
+    let endless = || rayforce_pool::iter::repeat(7u64);
+    // The first item is `None` on every participant: nothing is yielded.
+    let nothing = move || endless().map(|_| None::<u64>).while_some();
+    ends_within_a_minute("while_some's collect", move || {
+        assert_eq!(nothing().collect::<Vec<u64>>(), []);
+    });
+    ends_within_a_minute("while_some's count, sum and for_each", move || {
+        assert_eq!(nothing().count(), 0);
+        assert_eq!(nothing().sum::<u64>(), 0);
+        nothing().for_each(|x| panic!("while_some yielded {x}"));
+    });
+    ends_within_a_minute("while_some's searches", move || {
+        assert_eq!(nothing().find_any(|_| true), None);
+        assert_eq!(nothing().find_first(|_| true), None);
+        assert_eq!(nothing().min(), None);
+        assert_eq!(nothing().fold(|| 0, |a, x| a + x).sum::<u64>(), 0);
+    });
+    // A `None` after a few thousand items: what came before it, and no more.
+    let counted = move || {
+        let seen = std::sync::Arc::new(AtomicUsize::new(0));
+        endless()
+            .map(move |x| (seen.fetch_add(1, Ordering::Relaxed) < 5_000).then_some(x))
+            .while_some()
+    };
+    ends_within_a_minute("while_some after 5,000 items", move || {
+        let got: Vec<u64> = counted().collect();
+        assert!(
+            got.len() <= 5_000 && got.iter().all(|&x| x == 7),
+            "{}",
+            got.len()
+        );
+    });
+    ends_within_a_minute("take_any and take_any_while", move || {
+        assert_eq!(endless().take_any(1_000).count(), 1_000);
+        assert_eq!(endless().take_any(0).count(), 0);
+        assert_eq!(endless().take_any_while(|&x| x != 7).count(), 0);
+        let seen = AtomicUsize::new(0);
+        let taken = endless()
+            .take_any_while(|_| seen.fetch_add(1, Ordering::Relaxed) < 5_000)
+            .count();
+        assert!(taken <= 5_000, "{taken}");
+    });
+    // Stacked: each ends where the one below it ended.
+    ends_within_a_minute("stacked ends", move || {
+        assert_eq!(endless().map(Some).take_any(5).while_some().count(), 5);
+        assert_eq!(nothing().take_any(5).count(), 0);
+        assert_eq!(endless().take_any(5).take_any_while(|_| true).count(), 5);
+        assert_eq!(nothing().take_any_while(|_| true).count(), 0);
+        let inner_ended = (0..4u32).into_par_iter().flat_map(move |_| nothing());
+        assert_eq!(inner_ended.count(), 0);
+    });
+}

@@ -131,6 +131,29 @@ impl Drop for PanicsOnDrop<'_> {
 }
 
 #[test]
+fn array_windows_are_std_s_windows_as_arrays() {
+    let pool = Pool::builder().workers(WIDTH).build().unwrap();
+    for len in [0, 1, 2, 3, 4, 100_003] {
+        let xs: Vec<u32> = (0..len).collect();
+        let check = || {
+            let pairs: Vec<&[u32; 2]> = xs.par_array_windows().collect();
+            let serial: Vec<&[u32; 2]> = xs.windows(2).map(|w| w.try_into().unwrap()).collect();
+            assert_eq!(pairs, serial, "len {len}");
+            let triples = xs.par_array_windows::<3>();
+            assert_eq!(triples.len(), xs.windows(3).len(), "len {len}");
+            let sums: Vec<u32> = triples.map(|&[a, b, c]| a + b + c).collect();
+            let serial: Vec<u32> = xs.windows(3).map(|w| w.iter().sum()).collect();
+            assert_eq!(sums, serial, "len {len}");
+            let ones: Vec<&[u32; 1]> = xs.par_array_windows().rev().collect();
+            assert_eq!(ones.len(), xs.len());
+            assert!(ones.iter().zip(xs.iter().rev()).all(|(&&[a], &b)| a == b));
+        };
+        check();
+        pool.install(check);
+    }
+}
+
+#[test]
 fn chunks_cut_as_std_cuts() {
     let pool = Pool::builder().workers(WIDTH).build().unwrap();
     for len in [0, 1, 2, 6, 7, 8, 9, 100_003] {

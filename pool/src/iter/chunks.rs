@@ -2,10 +2,10 @@
 //! (position `i` is the chunk that starts at item `i * n`; the last may be shorter),
 //! `par_chunks_exact(n)` and its `_mut` form (the whole chunks only), `par_rchunks(n)` and
 //! its `_mut` form (chunk `i` ends `i * n` items before the end; the last, at the front,
-//! may be shorter), `par_rchunks_exact(n)` and its `_mut` form (the whole ones only) and
-//! `par_windows(n)` (position `i` is the window that starts at item `i`). One source over
-//! shared items, [`Pieces`], and one over mutable items, [`PiecesMut`], each cut as its
-//! kind says.
+//! may be shorter), `par_rchunks_exact(n)` and its `_mut` form (the whole ones only),
+//! `par_windows(n)` (position `i` is the window that starts at item `i`) and
+//! `par_array_windows::<N>()` (those windows as arrays). One source over shared items,
+//! [`Pieces`], and one over mutable items, [`PiecesMut`], each cut as its kind says.
 
 use super::drive::sealed::Drive;
 use std::marker::PhantomData;
@@ -270,6 +270,57 @@ pub type RChunks<'data, T> = Pieces<'data, T, FromBack>;
 pub type RChunksExact<'data, T> = Pieces<'data, T, ExactFromBack>;
 /// `slice.par_windows(n)`: every run of `n` adjacent items, in order.
 pub type Windows<'data, T> = Pieces<'data, T, Overlapping>;
+
+/// `slice.par_array_windows::<N>()`: every run of `N` adjacent items as an array, in
+/// order.
+#[derive(Debug)]
+#[must_use = "iterators do nothing until consumed"]
+pub struct ArrayWindows<'data, T, const N: usize> {
+    windows: Windows<'data, T>,
+}
+
+impl<T, const N: usize> Clone for ArrayWindows<'_, T, N> {
+    fn clone(&self) -> Self {
+        ArrayWindows {
+            windows: self.windows.clone(),
+        }
+    }
+}
+
+impl<'data, T, const N: usize> ArrayWindows<'data, T, N> {
+    /// The windows of `N` (not 0) items of `items`.
+    pub(crate) fn new(items: &'data [T]) -> ArrayWindows<'data, T, N> {
+        ArrayWindows {
+            windows: Pieces::new(items, N),
+        }
+    }
+}
+
+/// A window of `N` items as the array it is.
+fn as_array<T, const N: usize>(window: &[T]) -> &[T; N] {
+    window.try_into().expect("a window of N items")
+}
+
+impl<'data, T: Sync + 'data, const N: usize> Drive for ArrayWindows<'data, T, N> {
+    type Item = &'data [T; N];
+    type Seq<'a>
+        = std::iter::Map<std::slice::Windows<'data, T>, fn(&'data [T]) -> &'data [T; N]>
+    where
+        Self: 'a;
+
+    fn position_count(&self) -> usize {
+        self.windows.position_count()
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.windows.seq(range) }.map(as_array::<T, N>)
+    }
+}
 
 impl<'data, T, K: ExactCut> Pieces<'data, T, K> {
     /// The items no whole chunk covers, fewer than the chunk size: after the last chunk

@@ -78,7 +78,7 @@ fn by_ranges<I: ParallelIterator>(out: &mut Vec<I::Item>, iter: &I) {
         pipeline::run_any_state(
             runs,
             iter.position_count(),
-            Claims::FromHomes,
+            Claims::FromHomes(iter.ended()),
             &Gathered::default,
             |gathered: &mut Gathered<I::Item>, range| {
                 let (start, before) = (range.start, gathered.items.len());
@@ -206,7 +206,7 @@ fn move_in_order<T: Send>(out: &mut Vec<T>, gathered: &mut [Gathered<T>]) {
             pipeline::run(
                 runs,
                 total,
-                (Claims::FromHomes, None),
+                (Claims::FromHomes(None), None),
                 &|| (),
                 |(), wanted| move_part(wanted),
                 OnFork::Panic,
@@ -245,7 +245,7 @@ where
         pipeline::run_any_state(
             runs,
             iter.position_count(),
-            Claims::FromHomes,
+            Claims::FromHomes(iter.ended()),
             &Vec::new,
             |parts: &mut Vec<(Range<usize>, P)>, range| {
                 if range.is_empty() {

@@ -7,18 +7,17 @@
 use super::drive::sealed::Drive;
 use super::owned::{Drain, IntoIter};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The seal: what a [`Computed`] source makes its items with.
 pub(crate) mod sealed {
-    /// Makes a source's items, in order, once.
-    pub trait Make: Sync {
+    /// Makes a source's items, in order, once: making consumes the maker.
+    pub trait Make: Send {
         /// The items' type.
         type Item: Send;
 
         /// The items.
-        fn make(&self) -> Vec<Self::Item>;
+        fn make(self) -> Vec<Self::Item>;
     }
 }
 
@@ -29,37 +28,74 @@ use sealed::Make;
 /// [`WalkTreePostfix`](super::WalkTreePostfix). Not indexed.
 #[must_use = "iterators do nothing until consumed"]
 pub struct Computed<M: Make> {
-    maker: M,
+    /// The maker until it runs; taken (and consumed) by the making, so `None` with
+    /// `items` unset means the making is under way or unwound.
+    maker: Mutex<Option<M>>,
     items: OnceLock<IntoIter<M::Item>>,
-    /// Set where making the items unwound: the maker may have moved items out of its own
-    /// source by then (a `fold` over an owned `Vec`), so it never runs again.
-    unwound: AtomicBool,
 }
 
 impl<M: Make> Computed<M> {
     pub(crate) fn new(maker: M) -> Computed<M> {
         Computed {
-            maker,
+            maker: Mutex::new(Some(maker)),
             items: OnceLock::new(),
-            unwound: AtomicBool::new(false),
+        }
+    }
+
+    /// A source whose items are made already.
+    fn made(items: IntoIter<M::Item>) -> Computed<M> {
+        Computed {
+            maker: Mutex::new(None),
+            items: OnceLock::from(items),
         }
     }
 
     /// The items, made on the first call. Panics if an earlier making unwound (a thread
-    /// waiting for it then makes them itself, as `OnceLock` does, and would also panic).
+    /// waiting for it then makes them itself, as `OnceLock` does, and finds no maker).
     fn items(&self) -> &IntoIter<M::Item> {
         self.items.get_or_init(|| {
-            // Acquire: pairs with the Release store of a making that unwound.
-            let unwound = self.unwound.load(Ordering::Acquire);
-            assert!(
-                !unwound,
-                "a parallel iterator's items cannot be made again after making them panicked"
-            );
-            let guard = MarkUnwound(&self.unwound);
-            let items = self.maker.make();
-            std::mem::forget(guard);
-            IntoIter::new(items)
+            let Some(maker) = self.take_maker() else {
+                panic!(
+                    "a parallel iterator's items cannot be made again after making them panicked"
+                )
+            };
+            IntoIter::new(maker.make())
         })
+    }
+
+    /// The maker, if no making took it. A panic while the lock is held (a maker's
+    /// `clone`) leaves the maker as it was: the lock's poison is ignored.
+    fn take_maker(&self) -> Option<M> {
+        self.maker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+/// A copy that makes its own items where these are not made yet (from a clone of the
+/// maker), else a copy of the items made: the maker of those may have moved items out of
+/// its own source (a `fold` over an owned `Vec`), so it is not cloned once it ran.
+impl<M> Clone for Computed<M>
+where
+    M: Make + Clone,
+    M::Item: Clone + Sync,
+{
+    fn clone(&self) -> Self {
+        if let Some(items) = self.items.get() {
+            return Computed::made(items.clone());
+        }
+        let maker = self
+            .maker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        match maker {
+            Some(maker) => Computed::new(maker),
+            // Taken: being made on another thread (this waits for it) or unwound (this
+            // panics, as a consumer would).
+            None => Computed::made(self.items().clone()),
+        }
     }
 }
 
@@ -90,33 +126,5 @@ impl<M: Make> Drive for Computed<M> {
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: the caller's contract, passed on.
         unsafe { self.items().seq(range) }
-    }
-}
-
-/// Sets its flag when dropped: dropped only where making the items unwound.
-struct MarkUnwound<'a>(&'a AtomicBool);
-
-impl Drop for MarkUnwound<'_> {
-    fn drop(&mut self) {
-        // Release: pairs with the Acquire load of the next making, which then panics.
-        self.0.store(true, Ordering::Release);
-    }
-}
-
-/// A value a maker consumes once, behind a lock so that the maker is `Sync` for any
-/// `Send` value.
-pub(crate) struct Once<T>(Mutex<Option<T>>);
-
-impl<T> Once<T> {
-    pub(crate) fn new(value: T) -> Once<T> {
-        Once(Mutex::new(Some(value)))
-    }
-
-    /// The value; `None` after the first call (a maker runs once).
-    pub(crate) fn take(&self) -> Option<T> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
     }
 }

@@ -31,7 +31,7 @@ where
     I: Drive,
     S: Send,
 {
-    run_claimed(iter, Claims::FromHomes, init, fold, combine)
+    run_claimed(iter, Claims::FromHomes(iter.ended()), init, fold, combine)
 }
 
 /// As [`run`], the ranges claimed as `claims` says.
@@ -220,7 +220,7 @@ where
             iter.position_count(),
             &search,
             |&(order, _)| order,
-            IN_AN_ITERATOR,
+            (iter.ended(), IN_AN_ITERATOR),
         )
     })
 }
@@ -244,7 +244,7 @@ where
             iter.position_count(),
             &search,
             |&at| at,
-            IN_AN_ITERATOR,
+            (iter.ended(), IN_AN_ITERATOR),
         )
     })
 }
@@ -264,7 +264,7 @@ where
     let latest = AtomicUsize::new(0);
     run_claimed(
         iter,
-        Claims::InOrder(None),
+        Claims::InOrder(iter.ended()),
         &|| None,
         |found: &mut Option<(Order, I::Item)>, mirrored: Range<usize>| {
             let range = n - mirrored.end..n - mirrored.start;
@@ -290,9 +290,9 @@ where
 }
 
 /// The first match of `pred` in the iterator's order, with its [`Order`]. Ranges are
-/// claimed in order, so the participants search the front first; every range is claimed (a
-/// stop flag would skip untaken first tasks, which may hold it), but one that starts past
-/// the earliest match found is skipped at once.
+/// claimed in order, so the participants search the front first; every range is claimed
+/// until the source ends (a stop flag of its own would skip untaken first tasks, which may
+/// hold it), but one that starts past the earliest match found is skipped at once.
 pub(crate) fn find_first<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
 where
     I: Drive,
@@ -301,7 +301,7 @@ where
     let earliest = AtomicUsize::new(usize::MAX);
     run_claimed(
         iter,
-        Claims::InOrder(None),
+        Claims::InOrder(iter.ended()),
         &|| None,
         |found: &mut Option<(Order, I::Item)>, range| {
             // Relaxed: a hint; a range not skipped is only searched in vain.

@@ -8,6 +8,7 @@ use std::ops::Range;
 /// The seal: [`Drive`] is a trait of a private module, so only the crate's iterators
 /// implement [`ParallelIterator`](super::ParallelIterator).
 pub(crate) mod sealed {
+    use crate::sync::AtomicBool;
     use std::ops::Range;
 
     /// What every parallel iterator is underneath: positions and their items.
@@ -38,6 +39,14 @@ pub(crate) mod sealed {
             usize::MAX
         }
 
+        /// A flag the source sets once it yields no further item (`while_some` past a
+        /// `None`, `take_any_while` past a failing item): once it is set, the consumers
+        /// claim no further range, so that an endless source ends. Adaptors pass their
+        /// base's on.
+        fn ended(&self) -> Option<&AtomicBool> {
+            None
+        }
+
         /// The items of the positions in `range`, in order.
         ///
         /// # Safety
@@ -49,21 +58,29 @@ pub(crate) mod sealed {
 
 pub(crate) use sealed::Drive;
 
+/// Whether a source's [`ended`](Drive::ended) flag, if any, is set. Relaxed: a hint to
+/// claim or take no further item; no item's memory depends on it.
+pub(crate) fn has_ended(flag: Option<&crate::sync::AtomicBool>) -> bool {
+    flag.is_some_and(|flag| flag.load(crate::sync::Ordering::Relaxed))
+}
+
 /// The `Drive` methods of an adaptor over `self.base` whose positions are its base's:
-/// `position_count`, the grain (`min_len`, `max_len`), and `exact` as the base's (`base`), or
-/// always `true` or `false`.
+/// `position_count`, the grain (`min_len`, `max_len`), `ended`, and `exact` as the base's
+/// (`base`), or always `true` or `false`.
 macro_rules! positions_of_base {
     (exact: base) => {
         fn exact(&self) -> bool {
             self.base.exact()
         }
         positions_of_base!(@positions);
+        positions_of_base!(@ended);
     };
     (exact: $exact:literal) => {
         fn exact(&self) -> bool {
             $exact
         }
         positions_of_base!(@positions);
+        positions_of_base!(@ended);
     };
     (@positions) => {
         fn position_count(&self) -> usize {
@@ -78,6 +95,11 @@ macro_rules! positions_of_base {
 
         fn max_len(&self) -> usize {
             self.base.max_len()
+        }
+    };
+    (@ended) => {
+        fn ended(&self) -> Option<&crate::sync::AtomicBool> {
+            self.base.ended()
         }
     };
 }

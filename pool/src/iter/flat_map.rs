@@ -3,8 +3,8 @@
 //! range holds its item (its items gathered a block at a time, then yielded), not shared
 //! further.
 
-use super::drive::positions_of_base;
 use super::drive::sealed::Drive;
+use super::drive::{has_ended, positions_of_base};
 use super::IntoParallelIterator;
 use std::ops::Range;
 
@@ -112,7 +112,10 @@ where
                 return Some(item);
             }
             match &mut self.inner {
-                Some((inner, next)) if *next < inner.position_count() => {
+                // An inner source that ended (`while_some` past a `None`) has no more.
+                Some((inner, next))
+                    if *next < inner.position_count() && !has_ended(inner.ended()) =>
+                {
                     let end = inner.position_count().min(next.saturating_add(BLOCK));
                     // SAFETY: the inner iterator's positions from `next` on are asked for
                     // once each, in blocks that do not overlap.

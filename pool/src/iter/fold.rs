@@ -31,6 +31,7 @@ pub type Fold<I, ID, F> = Computed<Folding<I, ID, F>>;
 pub type FoldWith<I, T, F> = Fold<I, CloneOf<T>, F>;
 
 /// How a [`Fold`]'s accumulators are made.
+#[derive(Clone)]
 pub struct Folding<I, ID, F> {
     base: I,
     identity: ID,
@@ -45,14 +46,14 @@ impl<I, ID, F> Folding<I, ID, F> {
 
 impl<I, ID, F> Make for Folding<I, ID, F>
 where
-    I: Drive,
-    ID: Identity,
+    I: Drive + Send,
+    ID: Identity + Send,
     ID::Accumulator: Send,
-    F: Fn(ID::Accumulator, I::Item) -> ID::Accumulator + Sync,
+    F: Fn(ID::Accumulator, I::Item) -> ID::Accumulator + Sync + Send,
 {
     type Item = ID::Accumulator;
 
-    fn make(&self) -> Vec<ID::Accumulator> {
+    fn make(self) -> Vec<ID::Accumulator> {
         accumulate(
             &self.base,
             || self.identity.make(),
@@ -95,6 +96,12 @@ pub struct TryFolding<I, R, ID, F> {
     result: PhantomData<fn() -> R>,
 }
 
+impl<I: Clone, R, ID: Clone, F: Clone> Clone for TryFolding<I, R, ID, F> {
+    fn clone(&self) -> Self {
+        TryFolding::new(self.base.clone(), self.identity.clone(), self.op.clone())
+    }
+}
+
 impl<I, R, ID, F> TryFolding<I, R, ID, F> {
     pub(crate) fn new(base: I, identity: ID, op: F) -> Self {
         TryFolding {
@@ -108,14 +115,14 @@ impl<I, R, ID, F> TryFolding<I, R, ID, F> {
 
 impl<I, R, ID, F> Make for TryFolding<I, R, ID, F>
 where
-    I: Drive,
-    ID: Identity,
+    I: Drive + Send,
+    ID: Identity + Send,
     R: Try<Output = ID::Accumulator> + Send,
-    F: Fn(ID::Accumulator, I::Item) -> R + Sync,
+    F: Fn(ID::Accumulator, I::Item) -> R + Sync + Send,
 {
     type Item = R;
 
-    fn make(&self) -> Vec<R> {
+    fn make(self) -> Vec<R> {
         accumulate(
             &self.base,
             || R::from_output(self.identity.make()),

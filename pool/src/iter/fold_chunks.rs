@@ -8,7 +8,7 @@ use super::identity::CloneOf;
 use std::ops::Range;
 
 /// `iter.fold_chunks(n, identity, op)`: one value per chunk of `n` items, in order.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "iterators do nothing until consumed"]
 pub struct FoldChunks<I, ID, F> {
     base: I,
@@ -19,6 +19,15 @@ pub struct FoldChunks<I, ID, F> {
 
 /// `iter.fold_chunks_with(n, init, op)`: [`FoldChunks`] with clones of `init` for identity.
 pub type FoldChunksWith<I, T, F> = FoldChunks<I, CloneOf<T>, F>;
+
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for FoldChunks<I, ID, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoldChunks")
+            .field("base", &self.base)
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
 
 impl<I, ID, F> FoldChunks<I, ID, F> {
     /// # Panics

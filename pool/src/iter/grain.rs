@@ -38,6 +38,10 @@ macro_rules! with_len {
                 with_len!(@min $method, self)
             }
 
+            fn ended(&self) -> Option<&crate::sync::AtomicBool> {
+                self.base.ended()
+            }
+
             fn max_len(&self) -> usize {
                 with_len!(@max $method, self)
             }

@@ -37,14 +37,27 @@ impl<T> CloneOf<T> {
     }
 }
 
-impl<T: Clone + Send> Identity for CloneOf<T> {
-    type Accumulator = T;
+impl<T: Clone> Clone for CloneOf<T> {
+    fn clone(&self) -> Self {
+        CloneOf::new(self.value())
+    }
+}
 
-    fn make(&self) -> T {
-        // A panic while cloning poisons nothing of value: the value is only read.
+impl<T: Clone> CloneOf<T> {
+    /// A clone of the value. A panic while cloning poisons nothing of value: the value is
+    /// only read.
+    fn value(&self) -> T {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
+    }
+}
+
+impl<T: Clone + Send> Identity for CloneOf<T> {
+    type Accumulator = T;
+
+    fn make(&self) -> T {
+        self.value()
     }
 }

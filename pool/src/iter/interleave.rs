@@ -11,7 +11,7 @@ use super::identity::sealed::Identity;
 use super::identity::CloneOf;
 use super::owned::Drain;
 use super::reshape::Chain;
-use super::{Either, IndexedParallelIterator, ParallelIterator};
+use super::{Either, ParallelIterator};
 use std::ops::Range;
 
 /// `a.interleave(b)`: `a`'s first item, `b`'s first, `a`'s second, ..., then the rest of
@@ -147,6 +147,7 @@ enum Items<I: ParallelIterator> {
 
 /// How an unindexed base's items are gathered: in order, as `collect` into a `Vec`
 /// gathers them.
+#[derive(Clone)]
 pub struct Gathering<I> {
     base: I,
 }
@@ -154,7 +155,7 @@ pub struct Gathering<I> {
 impl<I: ParallelIterator> Make for Gathering<I> {
     type Item = I::Item;
 
-    fn make(&self) -> Vec<I::Item> {
+    fn make(self) -> Vec<I::Item> {
         let mut gathered = Vec::new();
         append(&mut gathered, &self.base);
         gathered
@@ -194,17 +195,22 @@ where
     }
 }
 
-/// Of an indexed base only (as `intersperse`'s of rayon's takes any `Clone` base): an
-/// unindexed one's items may be moving into the gathered `Vec` while another thread clones.
-impl<I: IndexedParallelIterator + Clone> Clone for Intersperse<I>
+/// An unindexed base is cloned before its items are gathered, and its gathered items are
+/// copied after (as [`Computed`]'s clone does): they are `Sync` here, since two threads
+/// may clone one iterator at once.
+impl<I: ParallelIterator + Clone> Clone for Intersperse<I>
 where
-    I::Item: Clone,
+    I::Item: Clone + Sync,
 {
     fn clone(&self) -> Self {
-        let Items::Indexed(base) = &self.items else {
-            unreachable!("an indexed base is exact: never gathered")
+        let items = match &self.items {
+            Items::Indexed(base) => Items::Indexed(base.clone()),
+            Items::Gathered(gathered) => Items::Gathered(gathered.clone()),
         };
-        Intersperse::new(base.clone(), self.separator.make())
+        Intersperse {
+            items,
+            separator: self.separator.clone(),
+        }
     }
 }
 

@@ -60,7 +60,7 @@ pub use adapt::{
     Positions, Update, Zip, ZipEq,
 };
 pub use bridge::{IterBridge, ParallelBridge};
-use chunks::{Cut, CutMut, Pieces, PiecesMut};
+use chunks::{ArrayWindows, Cut, CutMut, Pieces, PiecesMut};
 pub use collect::FromParallelIterator;
 pub use computed::Computed;
 pub use drain::{ParallelDrainFull, ParallelDrainRange};
@@ -430,7 +430,7 @@ pub trait ParallelIterator: Drive + Sized + Send {
     {
         WhileSome {
             base: self,
-            ended: std::sync::atomic::AtomicBool::new(false),
+            ended: crate::sync::AtomicBool::new(false),
         }
     }
 
@@ -1678,6 +1678,7 @@ impl<T: Send> IndexedParallelIterator for IntoIter<T> {}
 impl IndexedParallelIterator for text::Bytes<'_> {}
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {}
 impl<'data, T: Sync + 'data, K: Cut> IndexedParallelIterator for Pieces<'data, T, K> {}
+impl<'data, T: Sync + 'data, const N: usize> IndexedParallelIterator for ArrayWindows<'data, T, N> {}
 impl<'data, T: Send + 'data, K: CutMut> IndexedParallelIterator for PiecesMut<'data, T, K> {}
 impl<T> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}
 impl<T> IndexedParallelIterator for RangeInclusiveIter<T> where

@@ -5,7 +5,7 @@
 //! further, or one at that depth, is an item. The pieces, in order, are a computed
 //! source.
 
-use super::computed::{sealed::Make, Computed, Once};
+use super::computed::{sealed::Make, Computed};
 
 /// Pieces per thread of the current pool the splitting aims for: enough that the
 /// pipeline balances uneven pieces (a quicksort's partitions) across the threads.
@@ -30,40 +30,38 @@ where
     D: Send,
     S: Fn(D) -> (D, Option<D>) + Sync + Send,
 {
-    Computed::new(Cutting {
-        data: Once::new(data),
-        splitter,
-    })
+    Computed::new(Cutting { data, splitter })
 }
 
 /// `iter::split(data, splitter)`: the pieces, in order.
 pub type Split<D, S> = Computed<Cutting<D, S>>;
 
 /// How the pieces of [`split`](super::split()) are made.
+#[derive(Clone)]
 pub struct Cutting<D, S> {
-    data: Once<D>,
+    data: D,
     splitter: S,
 }
 
-impl<D, S> Cutting<D, S>
+/// `data` cut by `splitter` into at most `most` pieces (at least one), in order.
+fn cut<D, S>(splitter: &S, data: D, most: usize) -> Vec<D>
 where
     D: Send,
     S: Fn(D) -> (D, Option<D>) + Sync,
 {
-    /// `data` cut into at most `most` pieces (at least one), in order.
-    fn cut(&self, data: D, most: usize) -> Vec<D> {
-        if most < 2 {
-            return vec![data];
-        }
-        match (self.splitter)(data) {
-            (whole, None) => vec![whole],
-            (left, Some(right)) => {
-                let half = most / 2;
-                let (mut left, right) =
-                    crate::join(|| self.cut(left, half), || self.cut(right, most - half));
-                left.extend(right);
-                left
-            }
+    if most < 2 {
+        return vec![data];
+    }
+    match splitter(data) {
+        (whole, None) => vec![whole],
+        (left, Some(right)) => {
+            let half = most / 2;
+            let (mut left, right) = crate::join(
+                || cut(splitter, left, half),
+                || cut(splitter, right, most - half),
+            );
+            left.extend(right);
+            left
         }
     }
 }
@@ -71,14 +69,12 @@ where
 impl<D, S> Make for Cutting<D, S>
 where
     D: Send,
-    S: Fn(D) -> (D, Option<D>) + Sync,
+    S: Fn(D) -> (D, Option<D>) + Sync + Send,
 {
     type Item = D;
 
-    fn make(&self) -> Vec<D> {
+    fn make(self) -> Vec<D> {
         let most = crate::current_num_threads() * PIECES_PER_THREAD;
-        self.data
-            .take()
-            .map_or_else(Vec::new, |data| self.cut(data, most))
+        cut(&self.splitter, self.data, most)
     }
 }

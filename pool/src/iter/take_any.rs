@@ -2,10 +2,11 @@
 //! every participant, so which items they take or skip is not promised, only how many, or
 //! that none is taken (skipped) after one participant found the test failed.
 
-use super::drive::positions_of_base;
 use super::drive::sealed::Drive;
+use super::drive::{has_ended, positions_of_base};
+use crate::sync::{AtomicBool, Ordering};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 /// The items of `base` that its rule lets through: [`TakeAny`], [`SkipAny`],
 /// [`TakeAnyWhile`], [`SkipAnyWhile`].
@@ -45,10 +46,11 @@ pub enum Decision {
 /// Which items go through, decided with state every participant shares; a rule's clone
 /// starts that state afresh. Not nameable outside the crate: this module's rules only.
 pub trait Rule<T>: Sync {
-    /// Whether no further item can go through: checked before taking one, so that a
-    /// participant makes no item in vain (a `filter` below may scan far for one).
-    fn done(&self) -> bool {
-        false
+    /// A flag set once no further item can go through, if the rule can end: checked
+    /// before taking an item, so that a participant makes none in vain (a `filter` below
+    /// may scan far for one), and by the consumers, which then claim no further range.
+    fn ended(&self) -> Option<&AtomicBool> {
+        None
     }
 
     /// What to do with `item`.
@@ -61,6 +63,8 @@ pub struct TakeCount {
     n: usize,
     /// Items counted so far (passes `n` by the participants that found it reached).
     taken: AtomicUsize,
+    /// Set once `n` items were counted.
+    full: AtomicBool,
 }
 
 /// `skip_any`'s rule.
@@ -88,6 +92,7 @@ impl TakeCount {
         TakeCount {
             n,
             taken: AtomicUsize::new(0),
+            full: AtomicBool::new(n == 0),
         }
     }
 }
@@ -129,13 +134,17 @@ impl Clone for TakeCount {
 }
 
 impl<T> Rule<T> for TakeCount {
-    fn done(&self) -> bool {
-        self.taken.load(Ordering::Relaxed) >= self.n
+    fn ended(&self) -> Option<&AtomicBool> {
+        Some(&self.full)
     }
 
     fn decide(&self, _: &T) -> Decision {
-        // Past `n` by at most one a participant: each looked at `done` first.
-        if self.taken.fetch_add(1, Ordering::Relaxed) < self.n {
+        // Past `n` by at most one a participant: each looked at `full` first.
+        let taken = self.taken.fetch_add(1, Ordering::Relaxed);
+        if taken + 1 >= self.n {
+            self.full.store(true, Ordering::Relaxed);
+        }
+        if taken < self.n {
             Decision::Yield
         } else {
             Decision::End
@@ -168,8 +177,8 @@ impl<P: Clone> Clone for TakeWhile<P> {
 }
 
 impl<T, P: Fn(&T) -> bool + Sync> Rule<T> for TakeWhile<P> {
-    fn done(&self) -> bool {
-        self.ended.load(Ordering::Relaxed)
+    fn ended(&self) -> Option<&AtomicBool> {
+        Some(&self.ended)
     }
 
     fn decide(&self, item: &T) -> Decision {
@@ -230,13 +239,24 @@ impl<I: Drive, R: Rule<I::Item>> Drive for AnyItems<I, R> {
     where
         Self: 'a;
 
-    positions_of_base!(exact: false);
+    fn exact(&self) -> bool {
+        false
+    }
+
+    positions_of_base!(@positions);
+
+    /// The rule's flag where it can end (set too where a range finds the base's set),
+    /// else the base's.
+    fn ended(&self) -> Option<&AtomicBool> {
+        self.rule.ended().or_else(|| self.base.ended())
+    }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         Decided {
             // SAFETY: the caller's contract, passed on.
             items: unsafe { self.base.seq(range) },
             rule: &self.rule,
+            base_ended: self.base.ended(),
         }
     }
 }
@@ -245,6 +265,7 @@ impl<I: Drive, R: Rule<I::Item>> Drive for AnyItems<I, R> {
 pub struct Decided<'a, S, R> {
     items: S,
     rule: &'a R,
+    base_ended: Option<&'a AtomicBool>,
 }
 
 impl<S: Iterator, R: Rule<S::Item>> Iterator for Decided<'_, S, R> {
@@ -252,10 +273,15 @@ impl<S: Iterator, R: Rule<S::Item>> Iterator for Decided<'_, S, R> {
 
     fn next(&mut self) -> Option<S::Item> {
         loop {
-            if self.rule.done() {
+            if has_ended(self.rule.ended()) {
                 return None;
             }
-            let item = self.items.next()?;
+            let Some(item) = self.items.next() else {
+                if let Some(ended) = self.rule.ended().filter(|_| has_ended(self.base_ended)) {
+                    ended.store(true, Ordering::Relaxed);
+                }
+                return None;
+            };
             match self.rule.decide(&item) {
                 Decision::Yield => return Some(item),
                 Decision::Skip => {}

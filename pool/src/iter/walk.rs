@@ -4,7 +4,7 @@
 //! subtrees in parallel); the nodes, in order, are then a computed source whose consumer
 //! runs in parallel.
 
-use super::computed::{sealed::Make, Computed, Once};
+use super::computed::{sealed::Make, Computed};
 
 /// `iter::walk_tree_prefix(root, children_of)`: the nodes, each before its children.
 pub type WalkTreePrefix<S, B> = Computed<Walking<S, B, true>>;
@@ -54,10 +54,7 @@ where
     B: Fn(&S) -> I + Send + Sync,
     I: IntoIterator<Item = S>,
 {
-    Computed::new(Walking {
-        root: Once::new(root),
-        children_of,
-    })
+    Computed::new(Walking { root, children_of })
 }
 
 /// The nodes of the tree under `root`, each after its children (`children_of(&node)`, in
@@ -79,15 +76,13 @@ where
     B: Fn(&S) -> I + Send + Sync,
     I: IntoIterator<Item = S>,
 {
-    Computed::new(Walking {
-        root: Once::new(root),
-        children_of,
-    })
+    Computed::new(Walking { root, children_of })
 }
 
 /// How a tree walk's nodes are made: `PREFIX`, each node before its children, else after.
+#[derive(Clone)]
 pub struct Walking<S, B, const PREFIX: bool> {
-    root: Once<S>,
+    root: S,
     children_of: B,
 }
 
@@ -101,14 +96,14 @@ enum Step<S> {
 impl<S, B, I, const PREFIX: bool> Make for Walking<S, B, PREFIX>
 where
     S: Send,
-    B: Fn(&S) -> I + Sync,
+    B: Fn(&S) -> I + Sync + Send,
     I: IntoIterator<Item = S>,
 {
     type Item = S;
 
-    fn make(&self) -> Vec<S> {
+    fn make(self) -> Vec<S> {
         let mut nodes = Vec::new();
-        let mut steps: Vec<Step<S>> = self.root.take().map(Step::Visit).into_iter().collect();
+        let mut steps = vec![Step::Visit(self.root)];
         while let Some(step) = steps.pop() {
             match step {
                 Step::Emit(node) => nodes.push(node),

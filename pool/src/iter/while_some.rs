@@ -1,10 +1,10 @@
 //! `while_some`: the values of `Some` items until a `None` is found, after which no
 //! participant takes another item, as rayon's.
 
-use super::drive::positions_of_base;
 use super::drive::sealed::Drive;
+use super::drive::{has_ended, positions_of_base};
+use crate::sync::{AtomicBool, Ordering};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `iter.while_some()`: the values of the `Some` items, until an item is `None`.
 #[derive(Debug)]
@@ -35,13 +35,24 @@ where
     where
         Self: 'a;
 
-    positions_of_base!(exact: false);
+    fn exact(&self) -> bool {
+        false
+    }
+
+    positions_of_base!(@positions);
+
+    /// Its own flag: past a `None`, no further range is claimed; set too where a range
+    /// finds the base's set (a base that ended yields no `None` to stop at).
+    fn ended(&self) -> Option<&AtomicBool> {
+        Some(&self.ended)
+    }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         UntilNone {
             // SAFETY: the caller's contract, passed on.
             items: unsafe { self.base.seq(range) },
             ended: &self.ended,
+            base_ended: self.base.ended(),
         }
     }
 }
@@ -50,6 +61,7 @@ where
 pub struct UntilNone<'a, S> {
     items: S,
     ended: &'a AtomicBool,
+    base_ended: Option<&'a AtomicBool>,
 }
 
 impl<T, S: Iterator<Item = Option<T>>> Iterator for UntilNone<'_, S> {
@@ -61,7 +73,13 @@ impl<T, S: Iterator<Item = Option<T>>> Iterator for UntilNone<'_, S> {
         if self.ended.load(Ordering::Relaxed) {
             return None;
         }
-        let value = self.items.next()?;
+        let Some(value) = self.items.next() else {
+            if has_ended(self.base_ended) {
+                // Relaxed: as above.
+                self.ended.store(true, Ordering::Relaxed);
+            }
+            return None;
+        };
         if value.is_none() {
             // Relaxed: as above.
             self.ended.store(true, Ordering::Relaxed);

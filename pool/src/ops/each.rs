@@ -34,7 +34,7 @@ pub trait ParallelEach: Runs {
         pipeline::run(
             self,
             n,
-            (Claims::FromHomes, None),
+            (Claims::FromHomes(None), None),
             &Panics::new,
             |panics, range| {
                 // SAFETY: claimed ranges are disjoint.
@@ -83,7 +83,7 @@ pub trait ParallelEach: Runs {
         pipeline::run(
             self,
             n,
-            (Claims::FromHomes, None),
+            (Claims::FromHomes(None), None),
             &|| (),
             part,
             OnFork::Abort("parts_mut"),
@@ -120,7 +120,7 @@ pub trait ParallelEach: Runs {
         pipeline::run(
             self,
             chunks,
-            (Claims::FromHomes, None),
+            (Claims::FromHomes(None), None),
             &Panics::new,
             |panics, chunks| {
                 tasks::each(chunks, panics, |chunk| {

@@ -39,7 +39,7 @@ pub trait ParallelFind: Runs {
             n,
             &|from, to| (from..to).find(|&i| pred(i)),
             |&i| i,
-            OnFork::Panic,
+            (None, OnFork::Panic),
         )
     }
 
@@ -62,7 +62,7 @@ pub trait ParallelFind: Runs {
     {
         let search =
             |from: usize, to: usize| items[from..to].iter().position(&pred).map(|k| from + k);
-        find_in_blocks(self, items.len(), &search, |&i| i, OnFork::Panic)
+        find_in_blocks(self, items.len(), &search, |&i| i, (None, OnFork::Panic))
     }
 
     /// Whether `pred(i)` holds for some index (stopping at the first found).
@@ -102,8 +102,10 @@ impl<R: Runs + ?Sized> ParallelFind for R {}
 /// participant keeps the match of least `key` it found, and once one is found, no
 /// participant claims another range, and ranges in flight end after their current block.
 /// The match of least `key` found (the index operations' matches are their indices; the
-/// iterators', items with their order). Cut short by a fork, the child does as `on_fork`
-/// says (the parent's helpers may have found one here).
+/// iterators', items with their order). An iterator's source that can end (`while_some`)
+/// lends its flag, `ended`: it stops the search as a match does (and a match sets it: the
+/// source is this search's). Cut short by a fork, the child does as `on_fork` says (the
+/// parent's helpers may have found one here).
 /// Generic in `search`, so that each search's fold is code of its own: its call site's
 /// (README "Regions too small to share").
 pub(crate) fn find_in_blocks<R, T, K, S>(
@@ -111,7 +113,7 @@ pub(crate) fn find_in_blocks<R, T, K, S>(
     n: usize,
     search: &S,
     key: impl Fn(&T) -> K + Sync,
-    on_fork: OnFork,
+    (ended, on_fork): (Option<&AtomicBool>, OnFork),
 ) -> Option<T>
 where
     R: Regions + ?Sized,
@@ -119,11 +121,12 @@ where
     K: Ord,
     S: Fn(usize, usize) -> Option<T> + Sync,
 {
-    let stop = AtomicBool::new(false);
+    let own = AtomicBool::new(false);
+    let stop = ended.unwrap_or(&own);
     pipeline::run(
         runs,
         n,
-        (Claims::InOrder(Some(&stop)), None),
+        (Claims::InOrder(Some(stop)), None),
         &|| None,
         |found: &mut Option<T>, range| {
             let (mut from, mut block) = (range.start, FIRST_BLOCK);

@@ -50,7 +50,7 @@ pub trait ParallelFold: Runs {
         pipeline::run_any_state(
             self,
             n,
-            Claims::FromHomes,
+            Claims::FromHomes(None),
             &init,
             fold_range,
             OnFork::Panic,
@@ -166,7 +166,7 @@ where
     pipeline::run_any_state(
         runs,
         n,
-        Claims::FromHomes,
+        Claims::FromHomes(None),
         &|| None,
         fold_range,
         OnFork::Panic,

@@ -202,7 +202,7 @@ fn append_erased<R, U>(
     let mut caught = pipeline::run(
         runs,
         n,
-        (Claims::FromHomes, Some(site)),
+        (Claims::FromHomes(None), Some(site)),
         &Caught::default,
         |caught, range| {
             // SAFETY: claimed ranges are disjoint.

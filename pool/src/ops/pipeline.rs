@@ -175,7 +175,7 @@ mod tests {
             let states: Vec<Ran> = run(
                 &pool,
                 1000,
-                (Claims::FromHomes, None),
+                (Claims::FromHomes(None), None),
                 &Vec::new,
                 fold,
                 OnFork::Panic,
@@ -236,7 +236,7 @@ mod tests {
                 run(
                     &pool,
                     1000,
-                    (Claims::FromHomes, None),
+                    (Claims::FromHomes(None), None),
                     &made,
                     fold,
                     OnFork::Panic,

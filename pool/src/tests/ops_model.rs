@@ -22,7 +22,7 @@ fn claims_from_homes_run_every_task_once() {
             7,
             false,
             (usize::MAX, usize::MAX),
-            (Claims::FromHomes, None),
+            (Claims::FromHomes(None), None),
             &|_: Participant, range| {
                 for task in range {
                     runs[task].fetch_add(1, Ordering::Relaxed);
