@@ -122,6 +122,18 @@ where
     scope(op)
 }
 
+/// The most threads a pool may have ([`MAX_WIDTH`](crate::MAX_WIDTH)), as rayon's
+/// `max_num_threads`: a builder asked for more fails with
+/// [`BuildError::OutOfRange`](crate::BuildError::OutOfRange) (rayon's lowers the count).
+///
+/// ```
+/// assert!(rayforce_pool::current_num_threads() <= rayforce_pool::max_num_threads());
+/// ```
+#[must_use]
+pub fn max_num_threads() -> usize {
+    crate::MAX_WIDTH
+}
+
 /// The number of threads of the current pool (its width, the calling thread included): the
 /// pool whose task, helper or [`install`](crate::Pool::install) this thread is in, else the
 /// default pool (see [`join`](crate::join)). As rayon's `current_num_threads`.

@@ -30,6 +30,7 @@ mod free;
 mod in_task;
 pub mod iter;
 mod job;
+mod join_context;
 mod joins;
 mod limits;
 mod offering;
@@ -67,7 +68,11 @@ pub use builder::{widths, BuildError, PoolBuilder};
 /// becomes `use rayforce_pool::ThreadPoolBuilder`.
 pub use builder::{BuildError as ThreadPoolBuildError, PoolBuilder as ThreadPoolBuilder};
 pub use fork_once::ForkOnceCell;
-pub use free::{current_num_threads, in_place_scope, in_place_scope_fifo, join, scope, scope_fifo};
+pub use free::{
+    current_num_threads, in_place_scope, in_place_scope_fifo, join, max_num_threads, scope,
+    scope_fifo,
+};
+pub use join_context::{join_context, FnContext};
 pub use limits::MAX_WIDTH;
 pub use ops::{ParallelEach, ParallelFind, ParallelFold, ParallelMap, ParallelScan, Runs, Wide};
 pub use placed::{HelperPlacement, PlaceFailure};

@@ -1,7 +1,8 @@
 //! `join`, `install` and `current_num_threads`: results exact at every recursion depth,
 //! each half run once wherever it ran, panics resumed once both halves finished with
 //! nothing dropped twice or lost, operations nested inside joins inside operations, joins
-//! outside any pool (the default pool) and in a child forked from inside a join.
+//! outside any pool (the default pool) and in a child forked from inside a join;
+//! `join_context` tells a half taken by another thread that it migrated.
 #![cfg(not(rayforce_loom))] // real threads and processes
 
 use rayforce_pool::prelude::*;
@@ -336,4 +337,40 @@ fn a_pool_whose_first_helper_never_served_shares_with_the_others() {
         2,
         "the caller and helper 2"
     );
+}
+
+#[test]
+fn join_context_tells_a_taken_half_it_migrated_and_one_run_here_it_did_not() {
+    use std::sync::atomic::AtomicBool;
+    let alone = pool(1);
+    let (a, b) =
+        alone.install(|| rayforce_pool::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated()));
+    assert_eq!(
+        (a, b),
+        (false, false),
+        "a pool of one runs both halves here"
+    );
+    let pool = Pool::builder().workers(2).spin_us(0).build().unwrap();
+    pool.install(|| ());
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let b_started = AtomicBool::new(false);
+    let (a, b) = pool.install(|| {
+        rayforce_pool::join_context(
+            // Waits for the second half, so that it cannot run after this one, here,
+            // joining on meanwhile (a join inside the first half looks for idle threads).
+            |ctx| {
+                let looked = wait_for(&b_started, || {
+                    join(|| std::hint::black_box(1), || std::hint::black_box(2));
+                });
+                assert!(looked, "the second half never started");
+                ctx.migrated()
+            },
+            |ctx| {
+                b_started.store(true, Ordering::Release);
+                ctx.migrated()
+            },
+        )
+    });
+    assert_eq!((a, b), (false, true), "the second half ran on the helper");
+    assert!(rayforce_pool::max_num_threads() >= 2);
 }
