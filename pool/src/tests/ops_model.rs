@@ -1,7 +1,7 @@
 //! The operations' own synchronisation: claims from homes (every task run once, whoever
 //! came), state kept per participant (each participant alone on its cell, made at most
 //! once, every state combined), early exit (once a participant has seen the stop flag, none
-//! claims another range) and a scan's look-back (a block's published total or prefix read
+//! claims another range, in order or from homes) and a scan's look-back (a block's published total or prefix read
 //! only once written). The rest is the pool's.
 
 use super::pool;
@@ -76,6 +76,42 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
                     match task {
                         0 => stop.store(true, Ordering::Release),
                         1 => {
+                            while !stop.load(Ordering::Acquire) {
+                                loom::thread::yield_now();
+                            }
+                        }
+                        _ => {
+                            late.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            },
+        );
+        assert!(outcome.is_ok(), "no fork under loom");
+        assert_eq!(late.load(Ordering::Relaxed), 0, "claimed after the stop");
+    });
+}
+
+#[test]
+fn no_range_is_claimed_from_homes_after_the_stop_flag_was_seen() {
+    crate::sync::model(|| {
+        let pool = pool();
+        let stop = AtomicBool::new(false);
+        let late = AtomicUsize::new(0);
+        // Homes 0..4 and 4..7 (an iterator whose source ended: `while_some`'s flag). Task 0
+        // (the caller's first) sets the flag; task 4 (the helper's first, if it came
+        // before the caller found the flag) sees it before returning; no participant may
+        // then claim another task.
+        let outcome = pool.run_chunks(
+            7,
+            false,
+            (usize::MAX, usize::MAX),
+            (Claims::FromHomes(Some(&stop)), None),
+            &|_: Participant, range| {
+                for task in range {
+                    match task {
+                        0 => stop.store(true, Ordering::Release),
+                        4 => {
                             while !stop.load(Ordering::Acquire) {
                                 loom::thread::yield_now();
                             }
