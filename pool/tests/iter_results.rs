@@ -900,6 +900,17 @@ fn an_endless_source_ends_where_while_some_or_take_any_ends_it() {
             .count();
         assert!(taken <= 5_000, "{taken}");
     });
+    // The ordered searches over usize::MAX positions, a match at either end.
+    ends_within_a_minute(
+        "find_first and find_last over usize::MAX positions",
+        move || {
+            assert_eq!(endless().find_first(|_| true), Some(7));
+            let whole = || rayforce_pool::iter::repeat_n(7u8, usize::MAX);
+            assert_eq!(whole().find_last(|_| true), Some(7));
+            assert_eq!(whole().position_first(|x| x == 7), Some(0));
+            assert_eq!(whole().position_last(|x| x == 7), Some(usize::MAX - 1));
+        },
+    );
     // Stacked: each ends where the one below it ended.
     ends_within_a_minute("stacked ends", move || {
         assert_eq!(endless().map(Some).take_any(5).while_some().count(), 5);

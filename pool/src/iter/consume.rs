@@ -4,7 +4,7 @@
 //! that does not commute, ties in `min` and `max`, the first match), ranges keep their
 //! start and the states are combined in the iterator's order.
 
-use super::drive::{grain, ordered, Drive, Order};
+use super::drive::{grain, has_ended, ordered, Drive, Order};
 use crate::ops::find::find_in_blocks;
 use crate::ops::pipeline::{self, OnFork};
 use crate::ops::region::Target;
@@ -31,12 +31,21 @@ where
     I: Drive,
     S: Send,
 {
-    run_claimed(iter, Claims::FromHomes(iter.ended()), init, fold, combine)
+    let positions = 0..iter.position_count();
+    run_claimed(
+        iter,
+        positions,
+        Claims::FromHomes(iter.ended()),
+        init,
+        fold,
+        combine,
+    )
 }
 
-/// As [`run`], the ranges claimed as `claims` says.
+/// As [`run`], over `positions` only, the ranges claimed as `claims` says.
 fn run_claimed<I, S, T>(
     iter: &I,
+    positions: Range<usize>,
     claims: Claims<'_>,
     init: &(dyn Fn() -> S + Sync),
     fold: impl Fn(&mut S, Range<usize>) + Sync,
@@ -46,17 +55,28 @@ where
     I: Drive,
     S: Send,
 {
+    let from = positions.start;
     Target::current(grain(iter), |runs| {
         pipeline::run_any_state(
             runs,
-            iter.position_count(),
+            positions.len(),
             claims,
             init,
-            fold,
+            |state, range| fold(state, range.start + from..range.end + from),
             IN_AN_ITERATOR,
             |mut states| combine(&mut states),
         )
     })
+}
+
+/// The most positions one search's region covers: below `usize::MAX >> 14`, where claims
+/// are no longer capped (job.rs `max_chunk`: near `usize::MAX` positions, each claims one
+/// task), so that the claims a match leaves to skip grow as usual.
+const SEARCH_WINDOW: usize = usize::MAX >> 15;
+
+/// `0..n` in windows of at most [`SEARCH_WINDOW`] positions, in order.
+fn search_windows(n: usize) -> impl Iterator<Item = Range<usize>> {
+    (0..n.div_ceil(SEARCH_WINDOW)).map(move |k| k * SEARCH_WINDOW..((k + 1) * SEARCH_WINDOW).min(n))
 }
 
 pub(crate) fn for_each<I: Drive>(iter: &I, f: &(impl Fn(I::Item) + Sync)) {
@@ -253,7 +273,8 @@ where
 /// claimed in order from the back (claimed range `a..b` of the mirrored positions searches
 /// positions `n - b..n - a`), every item of a range searched (its items come forward),
 /// and a range that ends at or before the start of the latest range with a match is
-/// skipped at once.
+/// skipped at once. Past [`SEARCH_WINDOW`] positions, one region a window from the back,
+/// until a window has a match.
 pub(crate) fn find_last<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
 where
     I: Drive,
@@ -262,8 +283,26 @@ where
     let n = iter.position_count();
     // The start of the latest range with a match (0 before any: no range ends there).
     let latest = AtomicUsize::new(0);
+    // A source that ended has nothing in the windows left.
+    let mut windows = search_windows(n).take_while(|_| !has_ended(iter.ended()));
+    windows.find_map(|mirrored| find_last_in(iter, pred, mirrored, &latest))
+}
+
+/// [`find_last`] over a window of the mirrored positions (position `p` is `n - 1 - p`).
+fn find_last_in<I, P>(
+    iter: &I,
+    pred: &P,
+    mirrored_window: Range<usize>,
+    latest: &AtomicUsize,
+) -> Option<(Order, I::Item)>
+where
+    I: Drive,
+    P: Fn(&I::Item) -> bool + Sync,
+{
+    let n = iter.position_count();
     run_claimed(
         iter,
+        mirrored_window,
         Claims::InOrder(iter.ended()),
         &|| None,
         |found: &mut Option<(Order, I::Item)>, mirrored: Range<usize>| {
@@ -292,15 +331,35 @@ where
 /// The first match of `pred` in the iterator's order, with its [`Order`]. Ranges are
 /// claimed in order, so the participants search the front first; every range is claimed
 /// until the source ends (a stop flag of its own would skip untaken first tasks, which may
-/// hold it), but one that starts past the earliest match found is skipped at once.
+/// hold it), but one that starts past the earliest match found is skipped at once. Past
+/// [`SEARCH_WINDOW`] positions (`repeat`), one region a window, in order, until a window
+/// has a match.
 pub(crate) fn find_first<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
 where
     I: Drive,
     P: Fn(&I::Item) -> bool + Sync,
 {
     let earliest = AtomicUsize::new(usize::MAX);
+    // A source that ended has nothing in the windows left.
+    let mut windows =
+        search_windows(iter.position_count()).take_while(|_| !has_ended(iter.ended()));
+    windows.find_map(|window| find_first_in(iter, pred, window, &earliest))
+}
+
+/// [`find_first`] over a window of the positions.
+fn find_first_in<I, P>(
+    iter: &I,
+    pred: &P,
+    window: Range<usize>,
+    earliest: &AtomicUsize,
+) -> Option<(Order, I::Item)>
+where
+    I: Drive,
+    P: Fn(&I::Item) -> bool + Sync,
+{
     run_claimed(
         iter,
+        window,
         Claims::InOrder(iter.ended()),
         &|| None,
         |found: &mut Option<(Order, I::Item)>, range| {
