@@ -8,7 +8,7 @@
 /// filter, by which `loom-tests/check.sh` runs only that model against the variant. One
 /// line a variant, as `check.sh` reads them.
 #[rustfmt::skip]
-pub(crate) const VARIANTS: [(&str, &str); 22] = [
+pub(crate) const VARIANTS: [(&str, &str); 23] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     ("signal_all", "narrow_then_wide_then_narrow_runs_every_task_once"),
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -33,6 +33,8 @@ pub(crate) const VARIANTS: [(&str, &str); 22] = [
     ("once_relaxed", "racing_callers_build_once_and_both_see_the_whole_value"),
     // Participants claim on after an operation's stop flag is set.
     ("claim_after_stop", "no_range_is_claimed_after_the_stop_flag_was_seen"),
+    // Participants claiming from homes claim on after the job's stop flag is set.
+    ("homes_claim_after_stop", "no_range_is_claimed_from_homes_after_the_stop_flag_was_seen"),
     // Every participant of a fold works on the caller's state.
     ("shared_state", "each_participant_folds_into_its_own_state_made_once"),
     // The first task of one untaken permit is never run.

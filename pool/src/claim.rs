@@ -105,6 +105,8 @@ impl Job {
         } else {
             homes
         };
+        // Deliberately broken (loom must catch it): claims from homes ignore the stop flag.
+        let homes_stop = !(homes > 1 && crate::broken::variant!("homes_claim_after_stop"));
         for visit in 0..visits {
             // A homed job's participants are its homes, so the rank is one.
             let home = (who.rank + visit) % homes;
@@ -112,7 +114,7 @@ impl Job {
             loop {
                 #[cfg(rayforce_loom)]
                 self.assert_alive();
-                if hooks.stop() || self.stopped() {
+                if hooks.stop() || (homes_stop && self.stopped()) {
                     return ran;
                 }
                 let tasks = self.claim(cursor, end, chunk, chunk_size::floor(chunk));

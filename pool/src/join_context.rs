@@ -1,10 +1,23 @@
 //! rayon's `join_context`: a [`join`](crate::join) whose halves learn whether they run on
 //! another thread than the one that called it.
 
-/// Where a half of [`join_context`] runs, as rayon's `FnContext`.
-#[derive(Debug, Clone, Copy)]
+use std::marker::PhantomData;
+
+/// Where a half of [`join_context`] runs, as rayon's `FnContext` (neither `Send` nor
+/// `Sync`: it speaks of the thread it was given on).
+#[derive(Debug)]
 pub struct FnContext {
     migrated: bool,
+    not_send: PhantomData<*mut ()>,
+}
+
+impl FnContext {
+    fn new(migrated: bool) -> FnContext {
+        FnContext {
+            migrated,
+            not_send: PhantomData,
+        }
+    }
 }
 
 impl FnContext {
@@ -37,18 +50,16 @@ where
 {
     let caller = this_thread();
     crate::join(
-        || a(FnContext { migrated: false }),
-        move || {
-            b(FnContext {
-                migrated: this_thread() != caller,
-            })
-        },
+        || a(FnContext::new(false)),
+        move || b(FnContext::new(this_thread() != caller)),
     )
 }
 
 /// An address no other live thread shares: that of the calling thread's copy of a
 /// thread-local (the caller of a join lives until both halves ended).
 fn this_thread() -> usize {
-    thread_local!(static MARK: u8 = const { 0 });
+    crate::sync::const_thread_local! {
+        static MARK: u8 = 0;
+    }
     MARK.with(|mark| std::ptr::from_ref(mark) as usize)
 }

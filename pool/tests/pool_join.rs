@@ -354,22 +354,27 @@ fn join_context_tells_a_taken_half_it_migrated_and_one_run_here_it_did_not() {
     pool.install(|| ());
     std::thread::sleep(std::time::Duration::from_millis(100));
     let b_started = AtomicBool::new(false);
-    let (a, b) = pool.install(|| {
-        rayforce_pool::join_context(
-            // Waits for the second half, so that it cannot run after this one, here,
-            // joining on meanwhile (a join inside the first half looks for idle threads).
-            |ctx| {
-                let looked = wait_for(&b_started, || {
-                    join(|| std::hint::black_box(1), || std::hint::black_box(2));
-                });
-                assert!(looked, "the second half never started");
-                ctx.migrated()
-            },
-            |ctx| {
-                b_started.store(true, Ordering::Release);
-                ctx.migrated()
-            },
-        )
+    // On a thread of its own: its first join looks for idle threads, whatever ran before
+    // (the join above, on this test's thread, was that thread's first).
+    let (a, b) = std::thread::scope(|s| {
+        s.spawn(|| {
+            pool.install(|| {
+                rayforce_pool::join_context(
+                    // Waits for the second half, so that it cannot run after this one, here.
+                    |ctx| {
+                        let started = wait_for(&b_started, std::thread::yield_now);
+                        assert!(started, "the second half never started");
+                        ctx.migrated()
+                    },
+                    |ctx| {
+                        b_started.store(true, Ordering::Release);
+                        ctx.migrated()
+                    },
+                )
+            })
+        })
+        .join()
+        .unwrap()
     });
     assert_eq!((a, b), (false, true), "the second half ran on the helper");
     assert!(rayforce_pool::max_num_threads() >= 2);
