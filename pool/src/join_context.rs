@@ -18,9 +18,7 @@ impl FnContext {
             not_send: PhantomData,
         }
     }
-}
 
-impl FnContext {
     /// Whether the half runs on another thread than the one that called
     /// [`join_context`]: only the second can (the first always runs on the caller).
     #[must_use]

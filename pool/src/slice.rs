@@ -1,8 +1,8 @@
 //! The slice methods, as rayon's `rayon::slice`: [`ParallelSlice`] (`par_split`,
 //! `par_split_inclusive`, `par_chunk_by`, `par_chunks`, `par_chunks_exact`, `par_rchunks`,
-//! `par_rchunks_exact`, `par_windows`, `par_array_windows`) and [`ParallelSliceMut`] (their `_mut` forms, rayon's
-//! sorts and a radix sort), in the prelude; `Vec`s and arrays reach them through their
-//! slice.
+//! `par_rchunks_exact`, `par_windows`, `par_array_windows`) and [`ParallelSliceMut`]
+//! (their `_mut` forms, rayon's sorts and a radix sort), in the prelude; `Vec`s and arrays
+//! reach them through their slice.
 
 pub use crate::iter::chunks::{
     ArrayWindows, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Pieces, PiecesMut, RChunks,

@@ -7,7 +7,7 @@
 use super::drive::sealed::Drive;
 use super::owned::{Drain, IntoIter};
 use std::ops::Range;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// The seal: what a [`Computed`] source makes its items with.
 pub(crate) mod sealed {
@@ -54,7 +54,7 @@ impl<M: Make> Computed<M> {
     /// waiting for it then makes them itself, as `OnceLock` does, and finds no maker).
     fn items(&self) -> &IntoIter<M::Item> {
         self.items.get_or_init(|| {
-            let Some(maker) = self.take_maker() else {
+            let Some(maker) = self.maker().take() else {
                 panic!(
                     "a parallel iterator's items cannot be made again after making them panicked"
                 )
@@ -63,13 +63,10 @@ impl<M: Make> Computed<M> {
         })
     }
 
-    /// The maker, if no making took it. A panic while the lock is held (a maker's
-    /// `clone`) leaves the maker as it was: the lock's poison is ignored.
-    fn take_maker(&self) -> Option<M> {
-        self.maker
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
+    /// The maker's place, `None` once a making took it. A panic while the lock is held (a
+    /// maker's `clone`) leaves the maker as it was: the lock's poison is ignored.
+    fn maker(&self) -> MutexGuard<'_, Option<M>> {
+        self.maker.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -85,11 +82,7 @@ where
         if let Some(items) = self.items.get() {
             return Computed::made(items.clone());
         }
-        let maker = self
-            .maker
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+        let maker = self.maker().clone();
         match maker {
             Some(maker) => Computed::new(maker),
             // Taken: being made on another thread (this waits for it) or unwound (this

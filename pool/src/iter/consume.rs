@@ -74,9 +74,15 @@ where
 /// task), so that the claims a match leaves to skip grow as usual.
 const SEARCH_WINDOW: usize = usize::MAX >> 15;
 
-/// `0..n` in windows of at most [`SEARCH_WINDOW`] positions, in order.
-fn search_windows(n: usize) -> impl Iterator<Item = Range<usize>> {
-    (0..n.div_ceil(SEARCH_WINDOW)).map(move |k| k * SEARCH_WINDOW..((k + 1) * SEARCH_WINDOW).min(n))
+/// The first match `search` finds in a window of `iter`'s positions: windows of at most
+/// [`SEARCH_WINDOW`] positions, in order, until one has a match or the source ended (the
+/// windows left then have nothing).
+fn by_windows<I: Drive, T>(iter: &I, search: impl FnMut(Range<usize>) -> Option<T>) -> Option<T> {
+    let n = iter.position_count();
+    (0..n.div_ceil(SEARCH_WINDOW))
+        .map(|k| k * SEARCH_WINDOW..((k + 1) * SEARCH_WINDOW).min(n))
+        .take_while(|_| !has_ended(iter.ended()))
+        .find_map(search)
 }
 
 pub(crate) fn for_each<I: Drive>(iter: &I, f: &(impl Fn(I::Item) + Sync)) {
@@ -283,49 +289,35 @@ where
     let n = iter.position_count();
     // The start of the latest range with a match (0 before any: no range ends there).
     let latest = AtomicUsize::new(0);
-    // A source that ended has nothing in the windows left.
-    let mut windows = search_windows(n).take_while(|_| !has_ended(iter.ended()));
-    windows.find_map(|mirrored| find_last_in(iter, pred, mirrored, &latest))
-}
-
-/// [`find_last`] over a window of the mirrored positions (position `p` is `n - 1 - p`).
-fn find_last_in<I, P>(
-    iter: &I,
-    pred: &P,
-    mirrored_window: Range<usize>,
-    latest: &AtomicUsize,
-) -> Option<(Order, I::Item)>
-where
-    I: Drive,
-    P: Fn(&I::Item) -> bool + Sync,
-{
-    let n = iter.position_count();
-    run_claimed(
-        iter,
-        mirrored_window,
-        Claims::InOrder(iter.ended()),
-        &|| None,
-        |found: &mut Option<(Order, I::Item)>, mirrored: Range<usize>| {
-            let range = n - mirrored.end..n - mirrored.start;
-            // Relaxed: a hint; a range not skipped is only searched in vain.
-            if range.end <= latest.load(Ordering::Relaxed) {
-                return;
-            }
-            let start = range.start;
-            // SAFETY: the mirror of a range the pipeline claimed: disjoint from the others'
-            // mirrors, within the positions.
-            let hit = unsafe { ordered(iter, range) }
-                .filter(|(_, x)| pred(x))
-                .last();
-            if let Some(hit) = hit {
-                latest.fetch_max(start, Ordering::Relaxed);
-                if found.as_ref().is_none_or(|(order, _)| hit.0 > *order) {
-                    *found = Some(hit);
+    // Windows of the mirrored positions (position `p` is `n - 1 - p`).
+    by_windows(iter, |mirrored_window| {
+        run_claimed(
+            iter,
+            mirrored_window,
+            Claims::InOrder(iter.ended()),
+            &|| None,
+            |found: &mut Option<(Order, I::Item)>, mirrored: Range<usize>| {
+                let range = n - mirrored.end..n - mirrored.start;
+                // Relaxed: a hint; a range not skipped is only searched in vain.
+                if range.end <= latest.load(Ordering::Relaxed) {
+                    return;
                 }
-            }
-        },
-        |states| states.flatten().max_by_key(|(order, _)| *order),
-    )
+                let start = range.start;
+                // SAFETY: the mirror of a range the pipeline claimed: disjoint from the
+                // others' mirrors, within the positions.
+                let hit = unsafe { ordered(iter, range) }
+                    .filter(|(_, x)| pred(x))
+                    .last();
+                if let Some(hit) = hit {
+                    latest.fetch_max(start, Ordering::Relaxed);
+                    if found.as_ref().is_none_or(|(order, _)| hit.0 > *order) {
+                        *found = Some(hit);
+                    }
+                }
+            },
+            |states| states.flatten().max_by_key(|(order, _)| *order),
+        )
+    })
 }
 
 /// The first match of `pred` in the iterator's order, with its [`Order`]. Ranges are
@@ -340,42 +332,28 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let earliest = AtomicUsize::new(usize::MAX);
-    // A source that ended has nothing in the windows left.
-    let mut windows =
-        search_windows(iter.position_count()).take_while(|_| !has_ended(iter.ended()));
-    windows.find_map(|window| find_first_in(iter, pred, window, &earliest))
-}
-
-/// [`find_first`] over a window of the positions.
-fn find_first_in<I, P>(
-    iter: &I,
-    pred: &P,
-    window: Range<usize>,
-    earliest: &AtomicUsize,
-) -> Option<(Order, I::Item)>
-where
-    I: Drive,
-    P: Fn(&I::Item) -> bool + Sync,
-{
-    run_claimed(
-        iter,
-        window,
-        Claims::InOrder(iter.ended()),
-        &|| None,
-        |found: &mut Option<(Order, I::Item)>, range| {
-            // Relaxed: a hint; a range not skipped is only searched in vain.
-            if range.start > earliest.load(Ordering::Relaxed) {
-                return;
-            }
-            let start = range.start;
-            // SAFETY: a range the pipeline claimed: disjoint from the others, within the positions.
-            if let Some(hit) = unsafe { ordered(iter, range) }.find(|(_, x)| pred(x)) {
-                earliest.fetch_min(start, Ordering::Relaxed);
-                if found.as_ref().is_none_or(|(order, _)| hit.0 < *order) {
-                    *found = Some(hit);
+    by_windows(iter, |window| {
+        run_claimed(
+            iter,
+            window,
+            Claims::InOrder(iter.ended()),
+            &|| None,
+            |found: &mut Option<(Order, I::Item)>, range| {
+                // Relaxed: a hint; a range not skipped is only searched in vain.
+                if range.start > earliest.load(Ordering::Relaxed) {
+                    return;
                 }
-            }
-        },
-        |states| states.flatten().min_by_key(|(order, _)| *order),
-    )
+                let start = range.start;
+                // SAFETY: a range the pipeline claimed: disjoint from the others, within
+                // the positions.
+                if let Some(hit) = unsafe { ordered(iter, range) }.find(|(_, x)| pred(x)) {
+                    earliest.fetch_min(start, Ordering::Relaxed);
+                    if found.as_ref().is_none_or(|(order, _)| hit.0 < *order) {
+                        *found = Some(hit);
+                    }
+                }
+            },
+            |states| states.flatten().min_by_key(|(order, _)| *order),
+        )
+    })
 }

@@ -3,6 +3,7 @@
 //! near the end); these bound them: ranges of at least `n` positions (the last excepted),
 //! or of at most `n` (where a `max` is below a `min`, the `min` wins).
 
+use super::drive::positions_of_base;
 use super::drive::sealed::Drive;
 use std::ops::Range;
 
@@ -38,9 +39,7 @@ macro_rules! with_len {
                 with_len!(@min $method, self)
             }
 
-            fn ended(&self) -> Option<&crate::sync::AtomicBool> {
-                self.base.ended()
-            }
+            positions_of_base!(@ended);
 
             fn max_len(&self) -> usize {
                 with_len!(@max $method, self)

@@ -1,8 +1,8 @@
 //! The operations' own synchronisation: claims from homes (every task run once, whoever
 //! came), state kept per participant (each participant alone on its cell, made at most
 //! once, every state combined), early exit (once a participant has seen the stop flag, none
-//! claims another range, in order or from homes) and a scan's look-back (a block's published total or prefix read
-//! only once written). The rest is the pool's.
+//! claims another range, in order or from homes) and a scan's look-back (a block's
+//! published total or prefix read only once written). The rest is the pool's.
 
 use super::pool;
 use crate::ops::ParallelFold;
@@ -58,73 +58,56 @@ fn each_participant_folds_into_its_own_state_made_once() {
     });
 }
 
+/// How many of `n` tasks ran after the stop flag was seen, claimed as `claims` (given the
+/// flag) says. Task 0 (the caller's first) sets the flag; task `waiter` (the helper's
+/// first, or the caller's if no helper came in time) sees it before returning; no other
+/// task may then run.
+fn tasks_run_after_the_stop(
+    n: usize,
+    waiter: usize,
+    claims: impl for<'a> Fn(&'a AtomicBool) -> Claims<'a>,
+) -> usize {
+    let pool = pool();
+    let stop = AtomicBool::new(false);
+    let late = AtomicUsize::new(0);
+    let outcome = pool.run_chunks(
+        n,
+        false,
+        (usize::MAX, usize::MAX),
+        (claims(&stop), None),
+        &|_: Participant, range| {
+            for task in range {
+                if task == 0 {
+                    stop.store(true, Ordering::Release);
+                } else if task == waiter {
+                    while !stop.load(Ordering::Acquire) {
+                        loom::thread::yield_now();
+                    }
+                } else {
+                    late.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        },
+    );
+    assert!(outcome.is_ok(), "no fork under loom");
+    late.load(Ordering::Relaxed)
+}
+
 #[test]
 fn no_range_is_claimed_after_the_stop_flag_was_seen() {
     crate::sync::model(|| {
-        let pool = pool();
-        let stop = AtomicBool::new(false);
-        let late = AtomicUsize::new(0);
-        // Task 0 (the caller's) sets the flag; task 1 (the helper's, or the caller's if no
-        // helper came) sees it before returning; tasks 2 and 3 must then never run.
-        let outcome = pool.run_chunks(
-            4,
-            false,
-            (usize::MAX, usize::MAX),
-            (Claims::InOrder(Some(&stop)), None),
-            &|_: Participant, range| {
-                for task in range {
-                    match task {
-                        0 => stop.store(true, Ordering::Release),
-                        1 => {
-                            while !stop.load(Ordering::Acquire) {
-                                loom::thread::yield_now();
-                            }
-                        }
-                        _ => {
-                            late.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                }
-            },
-        );
-        assert!(outcome.is_ok(), "no fork under loom");
-        assert_eq!(late.load(Ordering::Relaxed), 0, "claimed after the stop");
+        // In order: tasks 2 and 3 never run.
+        let late = tasks_run_after_the_stop(4, 1, |stop| Claims::InOrder(Some(stop)));
+        assert_eq!(late, 0, "claimed after the stop");
     });
 }
 
 #[test]
 fn no_range_is_claimed_from_homes_after_the_stop_flag_was_seen() {
     crate::sync::model(|| {
-        let pool = pool();
-        let stop = AtomicBool::new(false);
-        let late = AtomicUsize::new(0);
-        // Homes 0..4 and 4..7 (an iterator whose source ended: `while_some`'s flag). Task 0
-        // (the caller's first) sets the flag; task 4 (the helper's first, if it came
-        // before the caller found the flag) sees it before returning; no participant may
-        // then claim another task.
-        let outcome = pool.run_chunks(
-            7,
-            false,
-            (usize::MAX, usize::MAX),
-            (Claims::FromHomes(Some(&stop)), None),
-            &|_: Participant, range| {
-                for task in range {
-                    match task {
-                        0 => stop.store(true, Ordering::Release),
-                        4 => {
-                            while !stop.load(Ordering::Acquire) {
-                                loom::thread::yield_now();
-                            }
-                        }
-                        _ => {
-                            late.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                }
-            },
-        );
-        assert!(outcome.is_ok(), "no fork under loom");
-        assert_eq!(late.load(Ordering::Relaxed), 0, "claimed after the stop");
+        // Homes 0..4 and 4..7 (an iterator whose source ended: `while_some`'s flag).
+        let late = tasks_run_after_the_stop(7, 4, |stop| Claims::FromHomes(Some(stop)));
+        assert_eq!(late, 0, "claimed after the stop");
     });
 }
 
