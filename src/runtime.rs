@@ -59,6 +59,14 @@ pub struct Runtime {
     pub(crate) rayon_threads: AtomicUsize,
 }
 
+impl core::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("alloc", &self.alloc)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Runtime {
     /// Sized by `policy`; the environment may tune it.
     pub const fn new(policy: CpuPolicy) -> Runtime {

@@ -5,6 +5,7 @@ use crate::binding::{self, Target};
 use crate::ffi;
 use crate::stats::AllocStats;
 use core::alloc::{GlobalAlloc, Layout};
+use core::marker::PhantomPinned;
 use core::time::Duration;
 use rayforce_tunables::cpu::{CpuCounts, CpuPolicy};
 use rayforce_tunables::Choices;
@@ -41,6 +42,11 @@ use rayforce_tunables::Choices;
 pub struct RayAlloc {
     arenas: Arenas,
     choices: Choices,
+    /// Bound threads reach the arenas through a shared pointer until they detach, which
+    /// may be while `drop` holds `&mut self`: `!Unpin` keeps that `&mut` from claiming
+    /// the memory as unique (no `noalias`), as the instance's contract (it must not move
+    /// while threads are bound) already says.
+    _bound_threads_alias: PhantomPinned,
 }
 
 impl Default for RayAlloc {
@@ -66,6 +72,7 @@ impl RayAlloc {
         RayAlloc {
             choices,
             arenas: Arenas::new(),
+            _bound_threads_alias: PhantomPinned,
         }
     }
 
@@ -323,6 +330,14 @@ unsafe impl GlobalAlloc for RayAlloc {
     }
 }
 
+impl core::fmt::Debug for RayAlloc {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RayAlloc")
+            .field("choices", &self.choices)
+            .finish_non_exhaustive()
+    }
+}
+
 /// How long a dropped instance waits for the threads still bound to it to exit.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
 
@@ -339,5 +354,31 @@ impl Drop for RayAlloc {
             unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
             std::process::abort();
         }
+    }
+}
+
+// `RayAlloc` stays `!Unpin` (the field above): were it `Unpin`, both impls would apply
+// and the call would not compile.
+#[cfg(test)]
+const _: () = {
+    trait UnpinCheck<Which> {
+        fn check() {}
+    }
+    impl<T: ?Sized> UnpinCheck<()> for T {}
+    impl<T: ?Sized + Unpin> UnpinCheck<u8> for T {}
+    let _ = <RayAlloc as UnpinCheck<_>>::check;
+};
+
+#[cfg(test)]
+mod tests {
+    use super::RayAlloc;
+    use rayforce_tunables::cpu::CpuPolicy;
+
+    #[test]
+    fn debug_shows_the_policy_chosen_in_code() {
+        let alloc = RayAlloc::with_policy(CpuPolicy::Online);
+        let shown = format!("{alloc:?}");
+        assert!(shown.starts_with("RayAlloc {"), "{shown}");
+        assert!(shown.contains("rayforce.cpu.policy: online"), "{shown}");
     }
 }

@@ -27,11 +27,34 @@ pub enum Environment {
 /// static CHOICES: Choices = Choices::new().policy(CpuPolicy::Online).environment(Environment::Ignore);
 /// assert_eq!(Tunables::resolve(&CHOICES).policy(), CpuPolicy::Online);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Choices {
     values: [Option<u64>; COUNT],
     environment: Environment,
     strict_aborts: bool,
+}
+
+/// Shows each chosen tunable by name, its value as an operator would write it.
+impl fmt::Debug for Choices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// One chosen value, written by its kind's rule.
+        struct Chosen(Id, u64);
+        impl fmt::Debug for Chosen {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.tunable().kind.format(self.1, f)
+            }
+        }
+        let mut shown = f.debug_struct("Choices");
+        for (id, value) in Id::ALL.into_iter().zip(self.values) {
+            if let Some(value) = value {
+                shown.field(id.tunable().name, &Chosen(id, value));
+            }
+        }
+        shown
+            .field("environment", &self.environment)
+            .field("strict_aborts", &self.strict_aborts)
+            .finish()
+    }
 }
 
 impl Default for Choices {
