@@ -8,7 +8,7 @@
 /// filter, by which `loom-tests/check.sh` runs only that model against the variant. One
 /// line a variant, as `check.sh` reads them.
 #[rustfmt::skip]
-pub(crate) const VARIANTS: [(&str, &str); 23] = [
+pub(crate) const VARIANTS: [(&str, &str); 26] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     ("signal_all", "narrow_then_wide_then_narrow_runs_every_task_once"),
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -60,6 +60,15 @@ pub(crate) const VARIANTS: [(&str, &str); 23] = [
     ("spawn_unchecked", "a_task_spawned_as_the_pool_narrows_starts"),
     // A helper resized away parks without taking a permit posted before the resize.
     ("park_unscanned", "a_task_spawned_as_the_pool_narrows_starts"),
+    // A spawn posts its permit without waking a sleeping helper: no owner ever runs a task of
+    // the pool's detached scope, so it waits for ever.
+    ("spawn_no_wake", "spawned_tasks_run_once_with_nobody_waiting_on_the_pool"),
+    // A spinning helper stops at shutdown after polling the dispatches' slots alone: a spawned
+    // task still queued in the slot kept for them is lost.
+    ("stop_before_scan", "dropping_the_pool_runs_its_spawned_tasks_first"),
+    // A helper resized away stops at shutdown before it scans: a task spawned before the resize,
+    // whose permit only it may take, is lost.
+    ("park_stops_unscanned", "a_task_spawned_before_the_pool_narrows_runs_before_its_drop_returns"),
 ];
 
 /// Whether the running pool is the broken variant `$name`: under `--cfg rayforce_loom`

@@ -8,7 +8,7 @@ use crate::limits::MAX_WIDTH;
 use crate::place::{PlaceHook, Placement};
 use crate::pool::Pool;
 use crate::shared::ThreadStart;
-use crate::signal::{SlotCounts, JOIN_SLOTS_PER_THREAD};
+use crate::signal::{SlotCounts, JOIN_SLOTS_PER_THREAD, SPAWN_SLOT};
 use crate::spin::SpinLimits;
 use crate::sync::Arc;
 use rayforce_tunables::cpu::{self, CpuCounts, CpuPolicy, Place};
@@ -114,6 +114,8 @@ pub struct PoolBuilder {
     in_flight: Option<usize>,
     /// Slots kept for joins' offers per thread (tests set it; else `JOIN_SLOTS_PER_THREAD`).
     join_slots_per_thread: Option<usize>,
+    /// Whether a slot is kept for spawned tasks (loom models set it; else `SPAWN_SLOT`).
+    spawn_slot: Option<bool>,
     recheck_ms: Option<u32>,
     on_reading: Option<ReadingHook>,
     best_effort: bool,
@@ -251,6 +253,13 @@ impl PoolBuilder {
     #[cfg(all(test, not(rayforce_loom)))]
     pub(crate) fn join_slots_per_thread(mut self, slots: usize) -> Self {
         self.join_slots_per_thread = Some(slots);
+        self
+    }
+
+    /// Keeps a slot for spawned tasks (a loom model's pool, whose others keep none).
+    #[cfg(all(test, rayforce_loom))]
+    pub(crate) fn spawn_slot(mut self) -> Self {
+        self.spawn_slot = Some(true);
         self
     }
 
@@ -436,6 +445,7 @@ impl PoolBuilder {
         let slots = SlotCounts {
             dispatches: self.in_flight.unwrap_or(wide_width).max(1),
             joins: self.join_slots_per_thread.unwrap_or(JOIN_SLOTS_PER_THREAD) * wide_width,
+            spawn: self.spawn_slot.unwrap_or(SPAWN_SLOT),
         };
         let place = self.place.unwrap_or_else(|| tunables.place());
         #[cfg(target_os = "linux")]

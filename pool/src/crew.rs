@@ -3,6 +3,7 @@
 //! has one crew; a child forked from the process gets a fresh one on next use, because the
 //! parent's helpers do not exist there (README "Fork").
 
+use crate::detached;
 use crate::fork_gate::{self, Passage};
 use crate::shared::{Shared, ThreadStart};
 use crate::signal::{Signal, SlotCounts};
@@ -76,6 +77,7 @@ impl Crew {
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
         };
+        detached::keep_in(&crew.shared);
         crew.grow(helpers, setup)?;
         Ok(crew)
     }
@@ -189,11 +191,19 @@ impl Crew {
 }
 
 impl Drop for Crew {
-    /// Stops and joins every helper.
+    /// Stops and joins every helper. A helper stops only once no permit is left for it
+    /// (README "Spawns"), so the spawned tasks still queued run first. Dropped on one of
+    /// its helpers (a spawned task held the pool's last handle), it joins none: another
+    /// helper may be waiting for this one (a join's half, or a task it spawned), and each
+    /// stops on its own once the queue is empty.
     fn drop(&mut self) {
         self.shared.signal.shut_down();
-        for handle in sync::lock(&self.threads).drain(..) {
-            let _ = handle.join();
+        let this = thread::current().id();
+        let handles = std::mem::take(&mut *sync::lock(&self.threads));
+        if handles.iter().all(|handle| handle.thread().id() != this) {
+            for handle in handles {
+                let _ = handle.join();
+            }
         }
     }
 }

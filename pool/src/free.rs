@@ -3,6 +3,7 @@
 
 use crate::current;
 use crate::default_pool;
+use crate::detached::spawn_in;
 use crate::joins;
 use crate::scope::{self, Scope, ScopeFifo};
 
@@ -120,6 +121,50 @@ where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
     scope(op)
+}
+
+/// Starts `op` on the current pool (see [`join`]) and returns at once, as rayon's `spawn`:
+/// an idle helper of the pool runs it, else the first that becomes idle. `op` may outlive
+/// this call, so it borrows nothing; a channel or a shared handle brings its result back.
+/// A pool with no helper (one of a single thread, or resized to one) runs `op` here and
+/// now, as it runs all its work on its caller. A panic in `op` aborts the process (rayon's
+/// `spawn` without a panic handler: nobody waits for the task). Dropping a pool runs its
+/// tasks still queued and waits for those running (dropped by one of its own tasks, it
+/// leaves them to finish on their own); the default pool lives as long as the process,
+/// whose exit does not wait for them.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// for i in 0..4u64 {
+///     let tx = tx.clone();
+///     rayforce_pool::spawn(move || tx.send(i * i).unwrap());
+/// }
+/// drop(tx);
+/// assert_eq!(rx.iter().sum::<u64>(), 14);
+/// ```
+pub fn spawn<OP>(op: OP)
+where
+    OP: FnOnce() + Send + 'static,
+{
+    current::map(|shared| match shared {
+        Some(shared) => spawn_in(shared, op),
+        None => default_pool::get().spawn(op),
+    });
+}
+
+/// rayon's `spawn_fifo`: [`spawn`], whose tasks are taken in the order they were spawned,
+/// as every spawned task here is.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// rayforce_pool::spawn_fifo(move || tx.send("done").unwrap());
+/// assert_eq!(rx.recv().unwrap(), "done");
+/// ```
+pub fn spawn_fifo<OP>(op: OP)
+where
+    OP: FnOnce() + Send + 'static,
+{
+    spawn(op);
 }
 
 /// The most threads a pool may have ([`MAX_WIDTH`](crate::MAX_WIDTH)), as rayon's

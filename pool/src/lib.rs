@@ -22,6 +22,7 @@ mod claim;
 mod crew;
 mod current;
 mod default_pool;
+mod detached;
 mod follow;
 mod fork;
 mod fork_gate;
@@ -70,7 +71,7 @@ pub use builder::{BuildError as ThreadPoolBuildError, PoolBuilder as ThreadPoolB
 pub use fork_once::ForkOnceCell;
 pub use free::{
     current_num_threads, in_place_scope, in_place_scope_fifo, join, max_num_threads, scope,
-    scope_fifo,
+    scope_fifo, spawn, spawn_fifo,
 };
 pub use join_context::{join_context, FnContext};
 pub use limits::MAX_WIDTH;

@@ -4,6 +4,7 @@
 use crate::caller::Caller;
 use crate::crew::{Crew, HelperSetup, StartError};
 use crate::current;
+use crate::detached;
 use crate::follow::Follow;
 use crate::fork::{self, PerProcess};
 use crate::in_task::{as_task, in_task};
@@ -518,6 +519,44 @@ impl Pool {
     {
         let shared = &self.crew_for_joins().shared;
         current::with(shared, || scope_in(shared, op))
+    }
+
+    /// Starts `op` on this pool and returns at once, as rayon's `ThreadPool::spawn`: an
+    /// idle helper runs it, else the first that becomes idle, with this pool current (see
+    /// [`rayforce_pool::spawn`](crate::spawn)). With no helper, `op` runs here and now. A
+    /// panic in `op` aborts the process. Dropping the pool runs the tasks still queued
+    /// and waits for those running (dropped by one of its own tasks, it leaves them to
+    /// finish on their own).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// let ran = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..8 {
+    ///     let ran = Arc::clone(&ran);
+    ///     pool.spawn(move || {
+    ///         ran.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// drop(pool); // waits for the spawned tasks
+    /// assert_eq!(ran.load(Ordering::Relaxed), 8);
+    /// ```
+    pub fn spawn<OP>(&self, op: OP)
+    where
+        OP: FnOnce() + Send + 'static,
+    {
+        let shared = &self.crew_for_joins().shared;
+        current::with(shared, || detached::spawn_in(shared, op));
+    }
+
+    /// rayon's `ThreadPool::spawn_fifo`: [`spawn`](Self::spawn), whose tasks are taken in
+    /// the order they were spawned, as every spawned task here is.
+    pub fn spawn_fifo<OP>(&self, op: OP)
+    where
+        OP: FnOnce() + Send + 'static,
+    {
+        self.spawn(op);
     }
 
     /// rayon's `in_place_scope`, `scope_fifo` and `in_place_scope_fifo` on this pool:

@@ -55,6 +55,9 @@ pub struct Scope<'scope> {
     /// The first panic of a spawned task.
     panics: Panics,
     alive: Liveness,
+    /// The pool's scope for `spawn` (`detached.rs`): it offers its tasks in the slot kept for
+    /// spawned tasks, and a task's panic aborts the process, since nobody waits for it.
+    detached: bool,
     /// Invariant in `'scope`, as rayon's.
     marker: PhantomData<&'scope mut &'scope ()>,
 }
@@ -101,18 +104,7 @@ where
 {
     // Dropped only once every task ran: in a child forked from inside a task, another
     // thread of the parent may have been writing its queue (`Scope::wait_for_tasks`).
-    let scope = ManuallyDrop::new(Scope {
-        shared: NonNull::from(shared),
-        queue: Mutex::new(Queue {
-            tasks: VecDeque::new(),
-            draining: 0,
-        }),
-        slot: AtomicUsize::new(NO_SLOT),
-        queued: AtomicUsize::new(0),
-        panics: Panics::new(),
-        alive: Liveness::new(),
-        marker: PhantomData,
-    });
+    let scope = ManuallyDrop::new(Scope::new(shared, false));
     let owner = Owner {
         scope: NonNull::from(&*scope).cast(),
         outer: OWNED.with(Cell::get),
@@ -156,6 +148,24 @@ pub(crate) fn reclaim_slots(shared: &Shared) {
 }
 
 impl<'scope> Scope<'scope> {
+    /// A scope of `shared`'s pool, with no task yet; `detached`: the pool's own, for
+    /// `spawn`.
+    pub(crate) fn new(shared: &Shared, detached: bool) -> Scope<'scope> {
+        Scope {
+            shared: NonNull::from(shared),
+            queue: Mutex::new(Queue {
+                tasks: VecDeque::new(),
+                draining: 0,
+            }),
+            slot: AtomicUsize::new(NO_SLOT),
+            queued: AtomicUsize::new(0),
+            panics: Panics::new(),
+            alive: Liveness::new(),
+            detached,
+            marker: PhantomData,
+        }
+    }
+
     /// Spawns `task` in this scope: it starts at once on an idle thread of the pool, or on
     /// this one if the pool has no other now (or every slot is taken), and the scope returns
     /// only after it ran. It may spawn more tasks through the scope it is passed. A panic in it
@@ -208,9 +218,15 @@ impl<'scope> Scope<'scope> {
         // Under the lock: a helper counted as draining looks at the queue again, and a slot
         // `free_slot` released takes no late permit. Any helper active at the read may take
         // it.
-        let posted = signal
-            .slot(slot)
-            .add_permit_below(helpers.saturating_sub(queue.draining), limit);
+        // The detached scope has no owner to run what no permit offers: a helper draining it
+        // may be one the width no longer counts (a wide one, or one resized away since), so
+        // its cap leaves the draining out.
+        let cap = if self.detached {
+            helpers
+        } else {
+            helpers.saturating_sub(queue.draining)
+        };
+        let posted = signal.slot(slot).add_permit_below(cap, limit);
         drop(queue);
         // After the lock, the slot may have been freed (by the owner's `free_slot`, once
         // this task ran) and owned by another dispatch: a wake-up there is spurious, and
@@ -220,7 +236,7 @@ impl<'scope> Scope<'scope> {
             // posted limit admits is active now (the pool was resized since the read, even
             // narrowed and widened again), this thread sees it and runs the queue itself;
             // else such a helper, parking later, scans and takes the permit.
-            signal.after_post(1, limit, true);
+            signal.after_post(1, limit, !crate::broken::variant!("spawn_no_wake"));
             if shared.reachable_below(limit) == 0 && !crate::broken::variant!("spawn_unchecked") {
                 self.run_unreachable();
             }
@@ -260,14 +276,19 @@ impl<'scope> Scope<'scope> {
     }
 
     /// A free slot, now the scope's, with the scope's job published in it; `None` if no
-    /// slot is free (after freeing this thread's finished offers).
+    /// slot is free (after freeing this thread's finished offers). The pool's detached
+    /// scope takes the slot kept for spawned tasks, which nobody else owns.
     fn own_slot(&self) -> Option<usize> {
         let shared = self.shared();
         let signal = &shared.signal;
-        let slot = signal.own_slot().or_else(|| {
-            joins::reclaim_offers(shared);
-            signal.own_slot()
-        })?;
+        let slot = if self.detached {
+            signal.spawn_slot()
+        } else {
+            signal.own_slot().or_else(|| {
+                joins::reclaim_offers(shared);
+                signal.own_slot()
+            })
+        }?;
         // Every permit carries a first task below `participants` (`Slot::try_attach`), all
         // of them the same: run the queue. None beyond those, so a helper claims no more. At
         // most a permit per helper at once, whatever the pool's width becomes.
@@ -307,13 +328,24 @@ impl<'scope> Scope<'scope> {
             self.queued.fetch_sub(1, Ordering::Relaxed);
             drop(queue);
             self.run_spawned(task);
+            if helper && self.forked() {
+                // The task forked, and this helper is the child's only thread: another of
+                // the parent's may have held the lock at the fork. The helper exits.
+                return;
+            }
             queue = sync::lock(&self.queue);
         }
         queue.draining -= usize::from(helper);
     }
 
-    /// Runs a spawned task, keeping its panic for the scope's owner.
+    /// Runs a spawned task, keeping its panic for the scope's owner; in the pool's detached
+    /// scope, a panic aborts the process (rayon's `spawn` without a panic handler).
     fn run_spawned(&self, task: impl FnOnce(&Scope<'scope>)) {
+        if self.detached {
+            let guard = AbortOnUnwind("a task spawned by `spawn`");
+            task(self);
+            return guard.disarm();
+        }
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| task(self))) {
             self.panics.keep_first(payload);
         }

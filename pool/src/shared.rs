@@ -4,6 +4,8 @@
 use crate::signal::Signal;
 use crate::stats::CounterSet;
 use crate::sync::{self, unmodeled, Arc, AtomicUsize, Condvar, Mutex, Ordering};
+use std::any::Any;
+use std::sync::OnceLock;
 
 /// Called on each helper thread as it starts, with the helper's index (1-based: the caller
 /// is worker 0). The runtime binds helper k to an allocator arena with it. Boxed, because
@@ -29,6 +31,9 @@ pub(crate) struct Shared {
     start_failed: unmodeled::AtomicBool,
     /// Where helpers with a start hook report that it returned.
     startup: Startup,
+    /// The pool's spawned tasks (`detached.rs`), set as the crew starts; untyped, so that
+    /// this file names nothing built on it.
+    pub(crate) spawns: OnceLock<Box<dyn Any + Send + Sync>>,
 }
 
 /// Helpers that ran their start hook: how many reported, how many serve, the first failure.
@@ -65,6 +70,7 @@ impl Shared {
                 }),
                 changed: Condvar::new(),
             },
+            spawns: OnceLock::new(),
         }
     }
 

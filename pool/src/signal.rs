@@ -50,19 +50,29 @@ pub(crate) const JOIN_SLOTS_PER_THREAD: usize = if cfg!(rayforce_loom) { 0 } els
 /// (at most one per 5 us to a spinner) hardly. Before sleeping it polls them all.
 const POLLS_PER_JOIN_SLOTS_POLL: u32 = 4;
 
-/// How many slots a signal has: one per dispatch that may be in flight, and those kept
-/// for joins' offers.
+/// Whether a signal keeps a slot for the pool's spawned tasks (README "Spawns"). None
+/// under loom unless a model asks for it (`PoolBuilder::spawn_slot`): every helper's scan
+/// reads each slot, and the other models need none.
+pub(crate) const SPAWN_SLOT: bool = !cfg!(rayforce_loom);
+
+/// How many slots a signal has: one per dispatch that may be in flight, those kept for
+/// joins' offers, and whether one is kept for spawned tasks.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SlotCounts {
     pub(crate) dispatches: usize,
     pub(crate) joins: usize,
+    pub(crate) spawn: bool,
 }
 
 pub(crate) struct Signal {
-    /// The dispatches' slots first, then those kept for joins' offers.
+    /// The dispatches' slots first, then those kept for joins' offers, then the one kept
+    /// for spawned tasks if any.
     slots: Box<[Slot]>,
     /// How many of `slots` dispatches own: the rest only joins' offers do.
     dispatch_slots: usize,
+    /// The end of the slots kept for joins' offers: the slot kept for spawned tasks, if
+    /// there is one, else `slots.len()`.
+    join_slots_end: usize,
     /// Helpers blocked (or about to block) in `sleep`. Its own line: every post reads it,
     /// and it changes only when a helper falls asleep or wakes.
     sleepers: CachePadded<AtomicUsize>,
@@ -110,11 +120,13 @@ impl Signal {
     /// whose helpers up to `active_helpers` take permits.
     pub(crate) fn new(limits: SpinLimits, slots: SlotCounts, active_helpers: usize) -> Signal {
         let dispatch_slots = slots.dispatches.max(1);
+        let join_slots_end = dispatch_slots + slots.joins;
         Signal {
-            slots: (0..dispatch_slots + slots.joins)
+            slots: (0..join_slots_end + usize::from(slots.spawn))
                 .map(|_| Slot::new())
                 .collect(),
             dispatch_slots,
+            join_slots_end,
             sleepers: CachePadded::new(AtomicUsize::new(0)),
             spinners: CachePadded::new(AtomicUsize::new(0)),
             join_waiters: CachePadded::new(AtomicUsize::new(0)),
@@ -134,9 +146,10 @@ impl Signal {
         &self.slots[index]
     }
 
-    /// Every slot's counts, summed: between dispatches, both are zero (no drift).
+    /// The counts of every slot but the one kept for spawned tasks, summed: between
+    /// dispatches, both are zero (no drift).
     pub(crate) fn state(&self) -> SignalState {
-        self.slots
+        self.slots[..self.join_slots_end]
             .iter()
             .map(Slot::state)
             .fold(SignalState::IDLE, SignalState::plus)
@@ -155,9 +168,15 @@ impl Signal {
     #[inline]
     pub(crate) fn own_join_slot(&self) -> Option<usize> {
         let dispatch_slots = self.dispatch_slots;
-        Self::own_among(&self.slots[dispatch_slots..])
+        Self::own_among(&self.slots[dispatch_slots..self.join_slots_end])
             .map(|slot| dispatch_slots + slot)
             .or_else(|| self.own_slot())
+    }
+
+    /// The slot kept for the pool's spawned tasks, if the signal has one (README
+    /// "Spawns"): nobody owns it; the pool's spawns publish their job there once.
+    pub(crate) fn spawn_slot(&self) -> Option<usize> {
+        (self.join_slots_end < self.slots.len()).then_some(self.join_slots_end)
     }
 
     /// The index in `slots` of a free one, now owned.
@@ -377,9 +396,11 @@ impl Signal {
     fn park(&self, index: usize, cursor: &mut usize) -> Option<Wait> {
         let mut guard = sync::lock(&self.lock);
         loop {
-            // Acquire: pairs with `shut_down`'s Release.
-            if self.shutdown.load(Ordering::Acquire) {
-                return Some(Wait::Shutdown);
+            if crate::broken::variant!("park_stops_unscanned") {
+                // Deliberately broken: a parked helper stops before its scan.
+                if let Some(stop) = self.shutdown_seen() {
+                    return Some(stop);
+                }
             }
             if self.is_active(index) {
                 return None;
@@ -391,6 +412,11 @@ impl Signal {
                 // Deliberately broken: a permit posted before the resize waits for ever.
             } else if let Some(wait) = self.scan(index, cursor, self.slots.len()) {
                 return Some(wait);
+            }
+            // After the scan: a spawned task's permit posted before the resize, which only
+            // this helper may take, runs before the pool stops (README "Spawns").
+            if let Some(stop) = self.shutdown_seen() {
+                return Some(stop);
             }
             guard = self.parked.wait(guard).unwrap_or_else(|p| p.into_inner());
         }
@@ -532,7 +558,14 @@ impl Signal {
         } else {
             self.dispatch_slots
         };
-        self.scan(index, cursor, n).or_else(|| self.shutdown_seen())
+        // A helper stops only after a scan of every slot found no permit: the spawned tasks
+        // still queued, whose permits wait in the last slot, run first (README "Spawns").
+        // One resized away scans nothing here, and stops in `park`, after its scan.
+        let scanned_all = joins_too && n > 0;
+        // Deliberately broken: a spin's poll of the dispatches' slots alone stops it.
+        let scanned_all = scanned_all || crate::broken::variant!("stop_before_scan");
+        self.scan(index, cursor, n)
+            .or_else(|| scanned_all.then(|| self.shutdown_seen()).flatten())
     }
 
     /// A permit of the first `n` slots taken by helper `index`, from `cursor` on.
@@ -842,8 +875,10 @@ mod tests {
         let slots = SlotCounts {
             dispatches: 2,
             joins: 2,
+            spawn: true,
         };
         let signal = Signal::new(limits, slots, 1);
+        assert_eq!(signal.spawn_slot(), Some(4), "after the kept ones");
         assert_eq!(signal.own_join_slot(), Some(2), "a kept slot first");
         assert_eq!(signal.own_slot(), Some(0));
         assert_eq!(signal.own_join_slot(), Some(3));
@@ -852,5 +887,9 @@ mod tests {
         signal.slot(3).release();
         assert_eq!(signal.own_slot(), None, "a dispatch never owns a kept slot");
         assert_eq!(signal.own_join_slot(), Some(3));
+        signal.slot(1).release();
+        assert_eq!(signal.own_join_slot(), Some(1));
+        assert_eq!(signal.own_join_slot(), None, "nobody owns the spawns' slot");
+        assert_eq!(signal.own_slot(), None);
     }
 }

@@ -386,7 +386,9 @@ mod tests {
             scope
                 .spawn(|| {
                     site.learn(price_ns, n);
-                    let ranges = RefCell::new(Vec::new());
+                    // Made before the region: an allocation in its timed parts would price
+                    // them (in a debug build, above the bound).
+                    let ranges = RefCell::new(Vec::with_capacity(64));
                     let outcome = run(
                         pool.shared(),
                         n,
@@ -461,6 +463,11 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        debug_assertions,
+        ignore = "a debug build's own code prices each timed part at 300-500 ns, above the \
+                  94 ns the bound leaves it: `.ci/run` runs this in release"
+    )]
     fn a_region_drawn_above_the_bound_that_runs_fast_alone_stays_alone_and_learns_it() {
         let pool = Pool::builder().workers(2).build().unwrap();
         let site = Site::new(0x010A_0000, 1);

@@ -13,6 +13,7 @@ use crate::sync::{thread, Arc, Condvar, Mutex};
 const ONE_SLOT: SlotCounts = SlotCounts {
     dispatches: 1,
     joins: 0,
+    spawn: false,
 };
 
 /// Never spins: every wait blocks at once.

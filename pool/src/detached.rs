@@ -1,0 +1,31 @@
+//! `spawn`: rayon's `spawn`, a task that outlives its spawner (README "Spawns"). Each crew
+//! keeps one detached scope, whose queue its helpers drain through the slot kept for
+//! spawned tasks; a helper stops only once no permit is left, so dropping the pool runs
+//! the tasks still queued.
+
+use crate::scope::Scope;
+use crate::shared::Shared;
+
+/// The crew's detached scope: `'static`, as the tasks it takes.
+type Detached = Scope<'static>;
+
+/// Gives `shared`'s crew its detached scope, as the crew starts.
+pub(crate) fn keep_in(shared: &Shared) {
+    let kept = shared.spawns.set(Box::new(Detached::new(shared, true)));
+    debug_assert!(kept.is_ok(), "a crew's spawns are kept once");
+}
+
+/// Queues `task` in `shared`'s pool: an idle helper takes it at once, or the first that
+/// becomes idle; with no helper that can take it (a pool of one thread, or resized to
+/// one), it runs now on this thread.
+pub(crate) fn spawn_in(shared: &Shared, task: impl FnOnce() + Send + 'static) {
+    detached(shared).spawn(move |_| task());
+}
+
+fn detached(shared: &Shared) -> &Detached {
+    shared
+        .spawns
+        .get()
+        .and_then(|kept| kept.downcast_ref())
+        .expect("a crew keeps its spawns from its start")
+}
