@@ -65,10 +65,10 @@ pub(crate) const VARIANTS: [(&str, &str); 26] = [
     ("spawn_no_wake", "spawned_tasks_run_once_with_nobody_waiting_on_the_pool"),
     // A spinning helper stops at shutdown after polling the dispatches' slots alone: a spawned
     // task still queued in the slot kept for them is lost.
-    ("stop_before_scan", "dropping_the_pool_runs_its_spawned_tasks_first"),
+    ("stop_before_scan", "a_task_spawned_before_the_drop_runs"),
     // A helper resized away stops at shutdown before it scans: a task spawned before the resize,
     // whose permit only it may take, is lost.
-    ("park_stops_unscanned", "a_task_spawned_before_the_pool_narrows_runs_before_its_drop_returns"),
+    ("park_stops_unscanned", "a_task_spawned_before_the_pool_narrows_runs_after_its_drop"),
 ];
 
 /// Whether the running pool is the broken variant `$name`: under `--cfg rayforce_loom`

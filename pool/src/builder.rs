@@ -7,7 +7,7 @@ use crate::limits::MAX_WIDTH;
 #[cfg(target_os = "linux")]
 use crate::place::{PlaceHook, Placement};
 use crate::pool::Pool;
-use crate::shared::ThreadStart;
+use crate::shared::{PanicHandler, ThreadStart};
 use crate::signal::{SlotCounts, JOIN_SLOTS_PER_THREAD, SPAWN_SLOT};
 use crate::spin::SpinLimits;
 use crate::sync::Arc;
@@ -123,6 +123,7 @@ pub struct PoolBuilder {
     tunables: Option<Box<Tunables>>,
     counts: Option<Box<CpuCounts>>,
     on_start: Option<ThreadStart>,
+    panic_handler: Option<PanicHandler>,
     /// Helper k's name, asked for each helper the widest pool has, at `build`.
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: Option<usize>,
@@ -306,6 +307,34 @@ impl PoolBuilder {
         self
     }
 
+    /// Calls `handler` with the payload of a panic in a task started by
+    /// [`spawn`](crate::spawn) or [`Pool::spawn`], as rayon's `panic_handler`; without one,
+    /// such a panic aborts the process (nobody waits for the task). A panic in `handler`
+    /// aborts the process. Panics in `join`, `scope` and the operations resume on their
+    /// caller, as before.
+    ///
+    /// ```
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// let pool = rayforce_pool::Pool::builder()
+    ///     .workers(2)
+    ///     .panic_handler(move |payload| {
+    ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         tx.lock().unwrap().send(message.to_owned()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("caught by the handler"));
+    /// assert_eq!(rx.recv().unwrap(), "caught by the handler");
+    /// ```
+    pub fn panic_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(Box<dyn std::any::Any + Send>) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(Arc::new(Box::new(handler)));
+        self
+    }
+
     /// rayon's name for [`on_thread_start`](Self::on_thread_start): `hook(k)` runs on
     /// helper k (the pool's thread k: the caller is 0) as it starts.
     pub fn start_handler(self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
@@ -463,6 +492,7 @@ impl PoolBuilder {
         }
         let setup = HelperSetup {
             on_start,
+            panic_handler: self.panic_handler,
             names,
             stack_size: self.stack_size,
         };

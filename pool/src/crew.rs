@@ -5,7 +5,7 @@
 
 use crate::detached;
 use crate::fork_gate::{self, Passage};
-use crate::shared::{Shared, ThreadStart};
+use crate::shared::{PanicHandler, Shared, ThreadStart};
 use crate::signal::{Signal, SlotCounts};
 use crate::spin::SpinLimits;
 use crate::stats::StartFailure;
@@ -17,6 +17,8 @@ use crate::worker;
 pub(crate) struct HelperSetup {
     /// Runs on helper k as it starts.
     pub(crate) on_start: Option<ThreadStart>,
+    /// Takes a spawned task's panic (`detached.rs`).
+    pub(crate) panic_handler: Option<PanicHandler>,
     /// Helper k's name is `names[k - 1]`; past the list (a pool that widened since it was
     /// built), `rayforce-{k}`.
     pub(crate) names: Vec<String>,
@@ -77,7 +79,7 @@ impl Crew {
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
         };
-        detached::keep_in(&crew.shared);
+        detached::keep_in(&crew.shared, setup.panic_handler.clone());
         crew.grow(helpers, setup)?;
         Ok(crew)
     }
@@ -192,15 +194,17 @@ impl Crew {
 
 impl Drop for Crew {
     /// Stops and joins every helper. A helper stops only once no permit is left for it
-    /// (README "Spawns"), so the spawned tasks still queued run first. Dropped on one of
-    /// its helpers (a spawned task held the pool's last handle), it joins none: another
-    /// helper may be waiting for this one (a join's half, or a task it spawned), and each
-    /// stops on its own once the queue is empty.
+    /// (README "Spawns"), so spawned tasks still queued run first: while any is queued or
+    /// running, the helpers are left to run them and stop on their own, as rayon's pool
+    /// does (a task may be waiting for the thread that drops the pool). So too where it is
+    /// dropped on one of its helpers (a spawned task held the last handle): another helper
+    /// may be waiting for this one.
     fn drop(&mut self) {
         self.shared.signal.shut_down();
         let this = thread::current().id();
         let handles = std::mem::take(&mut *sync::lock(&self.threads));
-        if handles.iter().all(|handle| handle.thread().id() != this) {
+        let on_a_helper = handles.iter().any(|handle| handle.thread().id() == this);
+        if !on_a_helper && !detached::busy(&self.shared) {
             for handle in handles {
                 let _ = handle.join();
             }

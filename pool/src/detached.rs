@@ -4,14 +4,17 @@
 //! the tasks still queued.
 
 use crate::scope::Scope;
-use crate::shared::Shared;
+use crate::shared::{PanicHandler, Shared};
 
 /// The crew's detached scope: `'static`, as the tasks it takes.
 type Detached = Scope<'static>;
 
-/// Gives `shared`'s crew its detached scope, as the crew starts.
-pub(crate) fn keep_in(shared: &Shared) {
-    let kept = shared.spawns.set(Box::new(Detached::new(shared, true)));
+/// Gives `shared`'s crew its detached scope, as the crew starts: a task's panic goes to
+/// `panic_handler`, else aborts the process.
+pub(crate) fn keep_in(shared: &Shared, panic_handler: Option<PanicHandler>) {
+    let kept = shared
+        .spawns
+        .set(Box::new(Detached::detached(shared, panic_handler)));
     debug_assert!(kept.is_ok(), "a crew's spawns are kept once");
 }
 
@@ -20,6 +23,17 @@ pub(crate) fn keep_in(shared: &Shared) {
 /// one), it runs now on this thread.
 pub(crate) fn spawn_in(shared: &Shared, task: impl FnOnce() + Send + 'static) {
     detached(shared).spawn(move |_| task());
+}
+
+/// Whether a task is queued in `shared`'s pool, or a helper is running one.
+pub(crate) fn busy(shared: &Shared) -> bool {
+    detached(shared).busy()
+}
+
+/// Runs one task queued in `shared`'s pool on this thread, if there is one: whether it
+/// did (`yield_now`).
+pub(crate) fn run_one(shared: &Shared) -> bool {
+    detached(shared).run_one()
 }
 
 fn detached(shared: &Shared) -> &Detached {

@@ -127,11 +127,11 @@ where
 /// an idle helper of the pool runs it, else the first that becomes idle. `op` may outlive
 /// this call, so it borrows nothing; a channel or a shared handle brings its result back.
 /// A pool with no helper (one of a single thread, or resized to one) runs `op` here and
-/// now, as it runs all its work on its caller. A panic in `op` aborts the process (rayon's
-/// `spawn` without a panic handler: nobody waits for the task). Dropping a pool runs its
-/// tasks still queued and waits for those running (dropped by one of its own tasks, it
-/// leaves them to finish on their own); the default pool lives as long as the process,
-/// whose exit does not wait for them.
+/// now, as it runs all its work on its caller. A panic in `op` goes to the pool's
+/// [`panic_handler`](crate::PoolBuilder::panic_handler), else aborts the process (nobody
+/// waits for the task), as rayon's. A pool dropped with spawned tasks queued or running
+/// returns at once, and its helpers run them before they stop, as rayon's; the default
+/// pool lives as long as the process, whose exit does not wait for them.
 ///
 /// ```
 /// let (tx, rx) = std::sync::mpsc::channel();

@@ -563,15 +563,17 @@ pub(crate) fn reclaim_offers(shared: &Shared) {
 
 /// Takes another thread's join offer to `shared`'s pool, if one is posted, and runs its
 /// half: a dispatch waiting for a slot is idle, and an offer (a standing one above all)
-/// holds a slot that only its joiner frees, at its pop.
-pub(crate) fn run_an_offer(shared: &Shared) {
+/// holds a slot that only its joiner frees, at its pop. Whether it ran one.
+pub(crate) fn run_an_offer(shared: &Shared) -> bool {
     if shared.generation != fork::generation() {
-        return; // a forked child: the parent's joiners do not exist here
+        return false; // a forked child: the parent's joiners do not exist here
     }
     let mut cursor = 0;
-    if let Some((slot, task)) = shared.signal.take_joinable(&mut cursor) {
+    let taken = shared.signal.take_joinable(&mut cursor);
+    if let Some((slot, task)) = taken {
         run_taken(shared, slot, task);
     }
+    taken.is_some()
 }
 
 #[cfg(all(test, not(rayforce_loom)))]

@@ -60,6 +60,7 @@ mod tsc;
 mod unwind;
 mod waking_late;
 mod worker;
+mod yielding;
 
 #[cfg(all(test, rayforce_loom))]
 mod tests;
@@ -87,6 +88,7 @@ pub use stats::{StartFailure, Stats};
 #[cfg(rayforce_loom)]
 #[doc(hidden)]
 pub use sync::model as loom_model;
+pub use yielding::{yield_local, yield_now, Yield};
 
 /// The string sources, as rayon's `rayon::str`: [`ParallelString`](str::ParallelString)
 /// (`par_split`, `par_lines`, `par_chars`, ...) and the iterators its methods make.

@@ -26,6 +26,7 @@ use crate::stats::{Counters, Stats};
 use crate::sync::{self, AtomicU64, Ordering};
 use crate::tasks::{self, Chunks, Each, EachWithWorker, Participant, Tasks};
 use crate::unwind::AbortOnUnwind;
+use crate::yielding;
 use rayforce_tunables::cpu::{self, CpuCounts};
 use std::ops::Range;
 use std::panic::{RefUnwindSafe, UnwindSafe};
@@ -524,23 +525,20 @@ impl Pool {
     /// Starts `op` on this pool and returns at once, as rayon's `ThreadPool::spawn`: an
     /// idle helper runs it, else the first that becomes idle, with this pool current (see
     /// [`rayforce_pool::spawn`](crate::spawn)). With no helper, `op` runs here and now. A
-    /// panic in `op` aborts the process. Dropping the pool runs the tasks still queued
-    /// and waits for those running (dropped by one of its own tasks, it leaves them to
-    /// finish on their own).
+    /// panic in `op` goes to the pool's panic handler, else aborts the process. Dropped
+    /// with spawned tasks queued or running, the pool returns at once, and its helpers run
+    /// them before they stop.
     ///
     /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// use std::sync::Arc;
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
-    /// let ran = Arc::new(AtomicUsize::new(0));
-    /// for _ in 0..8 {
-    ///     let ran = Arc::clone(&ran);
-    ///     pool.spawn(move || {
-    ///         ran.fetch_add(1, Ordering::Relaxed);
-    ///     });
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// for i in 0..8u64 {
+    ///     let tx = tx.clone();
+    ///     pool.spawn(move || tx.send(i).unwrap());
     /// }
-    /// drop(pool); // waits for the spawned tasks
-    /// assert_eq!(ran.load(Ordering::Relaxed), 8);
+    /// drop(pool); // the helper runs what is left, then stops
+    /// drop(tx);
+    /// assert_eq!(rx.iter().sum::<u64>(), 28);
     /// ```
     pub fn spawn<OP>(&self, op: OP)
     where
@@ -548,6 +546,33 @@ impl Pool {
     {
         let shared = &self.crew_for_joins().shared;
         current::with(shared, || detached::spawn_in(shared, op));
+    }
+
+    /// rayon's `ThreadPool::yield_now`: [`yield_now`](crate::yield_now) if this thread is
+    /// in this pool (in one of its tasks or helpers, or its [`install`](Self::install)),
+    /// else `None`.
+    ///
+    /// ```
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// assert_eq!(pool.yield_now(), None);
+    /// assert!(pool.install(|| pool.yield_now()).is_some());
+    /// ```
+    #[must_use = "whether anything ran tells a waiting loop whether to back off"]
+    pub fn yield_now(&self) -> Option<crate::Yield> {
+        self.in_this_pool().map(yielding::run_one)
+    }
+
+    /// rayon's `ThreadPool::yield_local`: [`yield_local`](crate::yield_local) if this
+    /// thread is in this pool, else `None`.
+    #[must_use = "whether anything ran tells a waiting loop whether to back off"]
+    pub fn yield_local(&self) -> Option<crate::Yield> {
+        self.in_this_pool().map(|_| crate::Yield::Idle)
+    }
+
+    /// This pool's shared state, if this thread is in the pool now.
+    fn in_this_pool(&self) -> Option<&Shared> {
+        let shared = self.shared();
+        current::map(|current| current.is_some_and(|c| std::ptr::eq(c, shared))).then_some(shared)
     }
 
     /// rayon's `ThreadPool::spawn_fifo`: [`spawn`](Self::spawn), whose tasks are taken in

@@ -13,7 +13,7 @@ use crate::job::{Job, Liveness};
 use crate::joins;
 use crate::limits::MAX_WIDTH;
 use crate::panics::{self, Panics};
-use crate::shared::Shared;
+use crate::shared::{PanicHandler, Shared};
 use crate::sync::{self, AtomicUsize, Mutex, Ordering};
 use crate::tasks::{self, Participant, Tasks};
 use crate::unwind::{self, AbortOnUnwind};
@@ -56,8 +56,10 @@ pub struct Scope<'scope> {
     panics: Panics,
     alive: Liveness,
     /// The pool's scope for `spawn` (`detached.rs`): it offers its tasks in the slot kept for
-    /// spawned tasks, and a task's panic aborts the process, since nobody waits for it.
+    /// spawned tasks, and nobody waits for a task: its panic goes to `panic_handler`, else
+    /// aborts the process.
     detached: bool,
+    panic_handler: Option<PanicHandler>,
     /// Invariant in `'scope`, as rayon's.
     marker: PhantomData<&'scope mut &'scope ()>,
 }
@@ -104,7 +106,7 @@ where
 {
     // Dropped only once every task ran: in a child forked from inside a task, another
     // thread of the parent may have been writing its queue (`Scope::wait_for_tasks`).
-    let scope = ManuallyDrop::new(Scope::new(shared, false));
+    let scope = ManuallyDrop::new(Scope::new(shared));
     let owner = Owner {
         scope: NonNull::from(&*scope).cast(),
         outer: OWNED.with(Cell::get),
@@ -148,9 +150,8 @@ pub(crate) fn reclaim_slots(shared: &Shared) {
 }
 
 impl<'scope> Scope<'scope> {
-    /// A scope of `shared`'s pool, with no task yet; `detached`: the pool's own, for
-    /// `spawn`.
-    pub(crate) fn new(shared: &Shared, detached: bool) -> Scope<'scope> {
+    /// A scope of `shared`'s pool, with no task yet.
+    fn new(shared: &Shared) -> Scope<'scope> {
         Scope {
             shared: NonNull::from(shared),
             queue: Mutex::new(Queue {
@@ -161,8 +162,19 @@ impl<'scope> Scope<'scope> {
             queued: AtomicUsize::new(0),
             panics: Panics::new(),
             alive: Liveness::new(),
-            detached,
+            detached: false,
+            panic_handler: None,
             marker: PhantomData,
+        }
+    }
+
+    /// The detached scope of `shared`'s pool, for `spawn`: a task's panic goes to
+    /// `panic_handler`, else aborts the process.
+    pub(crate) fn detached(shared: &Shared, panic_handler: Option<PanicHandler>) -> Scope<'scope> {
+        Scope {
+            detached: true,
+            panic_handler,
+            ..Scope::new(shared)
         }
     }
 
@@ -319,13 +331,36 @@ impl<'scope> Scope<'scope> {
         as_task(|| self.drain(false));
     }
 
+    /// Whether a task is queued here, or a helper is running one.
+    pub(crate) fn busy(&self) -> bool {
+        let queue = sync::lock(&self.queue);
+        !queue.tasks.is_empty() || queue.draining > 0
+    }
+
+    /// Runs the first queued task on this thread, if there is one (a thread yielding to
+    /// the pool): whether it ran one. Not in a forked child, where another of the parent's
+    /// threads may have held the queue's lock.
+    pub(crate) fn run_one(&self) -> bool {
+        if self.forked() {
+            return false;
+        }
+        let task = self.take(&mut sync::lock(&self.queue));
+        task.map(|task| self.run_spawned(task)).is_some()
+    }
+
+    /// The first queued task, taken out of `queue`.
+    fn take(&self, queue: &mut Queue<'scope>) -> Option<Spawned<'scope>> {
+        let task = queue.tasks.pop_front()?;
+        // Relaxed: as in `spawn`.
+        self.queued.fetch_sub(1, Ordering::Relaxed);
+        Some(task)
+    }
+
     /// Runs queued tasks until the queue is empty; a helper counted as draining meanwhile.
     fn drain(&self, helper: bool) {
         let mut queue = sync::lock(&self.queue);
         queue.draining += usize::from(helper);
-        while let Some(task) = queue.tasks.pop_front() {
-            // Relaxed: as in `spawn`.
-            self.queued.fetch_sub(1, Ordering::Relaxed);
+        while let Some(task) = self.take(&mut queue) {
             drop(queue);
             self.run_spawned(task);
             if helper && self.forked() {
@@ -339,14 +374,22 @@ impl<'scope> Scope<'scope> {
     }
 
     /// Runs a spawned task, keeping its panic for the scope's owner; in the pool's detached
-    /// scope, a panic aborts the process (rayon's `spawn` without a panic handler).
+    /// scope, handing it to the pool's panic handler, else aborting the process (rayon's
+    /// `spawn`).
     fn run_spawned(&self, task: impl FnOnce(&Scope<'scope>)) {
-        if self.detached {
+        if self.detached && self.panic_handler.is_none() {
             let guard = AbortOnUnwind("a task spawned by `spawn`");
             task(self);
             return guard.disarm();
         }
-        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| task(self))) {
+        let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| task(self))) else {
+            return;
+        };
+        if let Some(handler) = &self.panic_handler {
+            let guard = AbortOnUnwind("a pool's panic handler");
+            handler(payload);
+            guard.disarm();
+        } else {
             self.panics.keep_first(payload);
         }
     }

@@ -12,6 +12,10 @@ use std::sync::OnceLock;
 /// loom's `Arc` cannot hold a `dyn` directly.
 pub(crate) type ThreadStart = Arc<Box<dyn Fn(usize) + Send + Sync>>;
 
+/// Called with the payload of a spawned task's panic (rayon's panic handler). Boxed, as
+/// [`ThreadStart`].
+pub(crate) type PanicHandler = Arc<Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>>;
+
 /// What the caller and the helpers share.
 pub(crate) struct Shared {
     pub(crate) signal: Signal,

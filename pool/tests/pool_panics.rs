@@ -31,6 +31,15 @@ fn wait_for(flag: &AtomicBool) {
     }
 }
 
+/// Waits until `count` reaches `at_least`; panics after 10 s.
+fn wait_for_count(count: &AtomicUsize, at_least: usize) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while count.load(Ordering::SeqCst) < at_least {
+        assert!(Instant::now() < deadline, "timed out waiting for a count");
+        thread::yield_now();
+    }
+}
+
 /// Runs `f` on a fresh thread; fails the test if it has not returned within 20 s (a hang).
 fn within_deadline(what: &str, f: impl FnOnce() + Send + 'static) {
     let (done, finished) = mpsc::channel();
@@ -65,7 +74,6 @@ fn still_parallel(pool: &Pool) {
 /// the helper is still inside another task that reads the caller's stack.
 fn caller_drops_while_a_helper_works(pool: &'static Pool) {
     let caller = thread::current().id();
-    let helper_panicked = AtomicBool::new(false);
     let caller_payload_dropped = Arc::new(AtomicBool::new(false));
     let helper_payload_dropped = Arc::new(AtomicBool::new(false));
     let on_callers_stack = vec![7u64; 1024];
@@ -74,14 +82,14 @@ fn caller_drops_while_a_helper_works(pool: &'static Pool) {
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         pool.dispatch(3, |_| {
             if thread::current().id() == caller {
-                wait_for(&helper_panicked);
-                thread::sleep(Duration::from_millis(2)); // the helper's payload is kept first
+                // The helper's payload is kept first: the helper claims its second task
+                // only after its first one's panic was caught and kept.
+                wait_for_count(&helper_tasks, 2);
                 panic::panic_any(DropPanics {
                     dropped: Arc::clone(&caller_payload_dropped),
                 });
             }
             if helper_tasks.fetch_add(1, Ordering::SeqCst) == 0 {
-                helper_panicked.store(true, Ordering::SeqCst);
                 panic::panic_any(DropPanics {
                     dropped: Arc::clone(&helper_payload_dropped),
                 });
@@ -107,21 +115,24 @@ fn caller_drops_while_a_helper_works(pool: &'static Pool) {
 fn helper_drops(pool: &'static Pool) {
     let caller = thread::current().id();
     let helper_started = AtomicBool::new(false);
-    let caller_panicked = AtomicBool::new(false);
+    let caller_tasks = AtomicUsize::new(0);
     let caller_payload_dropped = Arc::new(AtomicBool::new(false));
     let helper_payload_dropped = Arc::new(AtomicBool::new(false));
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        pool.dispatch(2, |_| {
+        pool.dispatch(3, |_| {
             if thread::current().id() == caller {
-                wait_for(&helper_started);
-                caller_panicked.store(true, Ordering::SeqCst);
-                panic::panic_any(DropPanics {
-                    dropped: Arc::clone(&caller_payload_dropped),
-                });
+                if caller_tasks.fetch_add(1, Ordering::SeqCst) == 0 {
+                    wait_for(&helper_started);
+                    panic::panic_any(DropPanics {
+                        dropped: Arc::clone(&caller_payload_dropped),
+                    });
+                }
+                return; // its second task: its first one's panic was caught and kept
             }
             helper_started.store(true, Ordering::SeqCst);
-            wait_for(&caller_panicked);
-            thread::sleep(Duration::from_millis(2)); // the caller's payload is kept first
+            // The caller's payload is kept first: the caller claims the third task (the
+            // helper is here) only after its first one's panic was caught and kept.
+            wait_for_count(&caller_tasks, 2);
             panic::panic_any(DropPanics {
                 dropped: Arc::clone(&helper_payload_dropped),
             });

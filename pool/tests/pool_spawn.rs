@@ -1,9 +1,10 @@
 //! `spawn`: a spawned task runs on a helper while its spawner goes on (it may wait for the
 //! task); the free `spawn` runs on the current pool; dropping a pool runs every task still
-//! queued and waits for those running, also when a spawned task drops the pool's last
-//! handle; a pool of one thread runs the task on the spawner; a task waiting for one it
-//! spawned gets an idle helper, also one only the wide width counts; a panic aborts the
-//! process.
+//! queued, without waiting for a task that waits for the dropping thread, also when a
+//! spawned task drops the pool's last handle; the pool's panic handler takes a task's
+//! panic; a pool of one thread runs the task on the spawner; a task waiting for one it
+//! spawned gets an idle helper, also one only the wide width counts; `yield_now` runs a
+//! task waiting for a helper on the yielding thread; a panic aborts the process.
 #![cfg(not(rayforce_loom))] // real threads and processes
 
 use rayforce_pool::Pool;
@@ -63,8 +64,20 @@ fn the_free_spawn_runs_on_the_current_pool() {
     assert_eq!(inner.as_deref(), Some("spawn-test-1"));
 }
 
+/// Waits until `count` reaches `expected`, at most `PATIENCE`.
+fn wait_until(count: &AtomicUsize, expected: usize) {
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while count.load(Ordering::Relaxed) != expected {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{count:?} of {expected}"
+        );
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
 #[test]
-fn dropping_a_pool_runs_and_waits_for_its_spawned_tasks() {
+fn dropping_a_pool_runs_its_spawned_tasks() {
     for workers in [1, 2, 3] {
         let pool = Pool::builder().workers(workers).build().unwrap();
         let ran = Arc::new(AtomicUsize::new(0));
@@ -76,8 +89,47 @@ fn dropping_a_pool_runs_and_waits_for_its_spawned_tasks() {
             });
         }
         drop(pool);
-        assert_eq!(ran.load(Ordering::Relaxed), 200, "{workers} workers");
+        wait_until(&ran, 200);
     }
+}
+
+#[test]
+fn a_pool_dropped_while_its_task_waits_for_the_dropping_thread_returns() {
+    // rayon's `termination_while_things_are_executing`: the task waits for a message sent
+    // only after the drop, and spawns another through the pool it runs in.
+    let (to_task, from_main) = mpsc::channel();
+    let (to_main, from_task) = mpsc::channel();
+    {
+        let pool = Pool::builder().workers(2).build().unwrap();
+        pool.spawn(move || {
+            let data: u32 = from_main.recv().unwrap();
+            rayforce_pool::spawn(move || to_main.send(data).unwrap());
+        });
+    }
+    to_task.send(22).unwrap();
+    assert_eq!(from_task.recv_timeout(PATIENCE), Ok(22));
+}
+
+#[test]
+fn a_panic_in_a_spawned_task_goes_to_the_pool_s_panic_handler() {
+    let (caught, panics) = mpsc::channel();
+    let caught = std::sync::Mutex::new(caught);
+    let pool = Pool::builder()
+        .workers(2)
+        .panic_handler(move |payload| {
+            let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+            caught.lock().unwrap().send(message.to_owned()).unwrap();
+        })
+        .build()
+        .unwrap();
+    pool.spawn(|| panic!("first"));
+    assert_eq!(panics.recv_timeout(PATIENCE).as_deref(), Ok("first"));
+    // The helper goes on: the next task runs, and its panic is handled as well.
+    let (tx, rx) = mpsc::channel();
+    pool.spawn(move || tx.send(()).unwrap());
+    assert_eq!(rx.recv_timeout(PATIENCE), Ok(()));
+    pool.spawn(|| panic!("second"));
+    assert_eq!(panics.recv_timeout(PATIENCE).as_deref(), Ok("second"));
 }
 
 #[test]
@@ -103,14 +155,7 @@ fn a_spawned_task_may_drop_the_last_handle_to_its_pool() {
     drop(pool);
     dropped.send(()).unwrap();
     wait_for_done.recv_timeout(PATIENCE).unwrap();
-    let deadline = std::time::Instant::now() + PATIENCE;
-    while ran_after.load(Ordering::Relaxed) == 0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the queued task never ran"
-        );
-        thread::sleep(Duration::from_millis(1));
-    }
+    wait_until(&ran_after, 1);
 }
 
 #[test]
@@ -138,6 +183,30 @@ fn a_task_waiting_for_one_it_spawned_gets_an_idle_helper_also_a_wide_one() {
         });
         assert_eq!(rx.recv_timeout(2 * PATIENCE), Ok(true));
     }
+}
+
+#[test]
+fn yield_now_runs_a_spawned_task_waiting_for_a_helper() {
+    use rayforce_pool::Yield;
+    assert_eq!(rayforce_pool::yield_now(), None, "in no pool");
+    let pool = named_pool(2);
+    let other = named_pool(2);
+    assert_eq!(pool.install(rayforce_pool::yield_now), Some(Yield::Idle));
+    assert_eq!(pool.install(|| other.yield_now()), None, "in another pool");
+    // The one helper waits inside a task until released: the next task waits for it.
+    let (release, held) = mpsc::channel::<()>();
+    let (started, helper_busy) = mpsc::channel();
+    pool.spawn(move || {
+        started.send(()).unwrap();
+        held.recv().unwrap();
+    });
+    helper_busy.recv_timeout(PATIENCE).unwrap();
+    let (ran_on, where_it_ran) = mpsc::channel();
+    pool.spawn(move || ran_on.send(thread::current().id()).unwrap());
+    assert_eq!(pool.install(|| pool.yield_now()), Some(Yield::Executed));
+    assert_eq!(where_it_ran.try_recv(), Ok(thread::current().id()));
+    assert_eq!(pool.install(rayforce_pool::yield_local), Some(Yield::Idle));
+    release.send(()).unwrap();
 }
 
 /// Set in the child process of the abort test: the test then spawns a panicking task.

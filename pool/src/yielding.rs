@@ -1,0 +1,58 @@
+//! `yield_now` and `yield_local`: a thread inside a pool runs other pending work there
+//! instead of waiting idle, as rayon's.
+
+use crate::current;
+use crate::detached;
+use crate::joins;
+use crate::shared::Shared;
+
+/// What [`yield_now`] or [`yield_local`] did, as rayon's `Yield`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Yield {
+    /// Another piece of the pool's work ran on this thread.
+    Executed,
+    /// Nothing was pending that this thread could run.
+    Idle,
+}
+
+/// Runs one piece of the current pool's pending work on this thread, if there is one:
+/// another thread's join half on offer, else a spawned task waiting for a helper. As
+/// rayon's `yield_now`: `None` if this thread is in no pool (in no task, helper or
+/// [`install`](crate::Pool::install) of one), else whether something ran.
+///
+/// ```
+/// assert_eq!(rayforce_pool::yield_now(), None, "not inside a pool");
+/// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+/// let yielded = pool.install(rayforce_pool::yield_now);
+/// assert!(yielded.is_some());
+/// ```
+#[must_use = "whether anything ran tells a waiting loop whether to back off"]
+pub fn yield_now() -> Option<Yield> {
+    current::map(|shared| shared.map(run_one))
+}
+
+/// rayon's `yield_local`: runs pending work of this thread's own, which rayon keeps in
+/// its thread's queue. Here a thread's own pending work is the second halves of its joins,
+/// which run only at their join: nothing is run out of order. `None` if this thread is in
+/// no pool, else [`Yield::Idle`].
+///
+/// ```
+/// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+/// assert_eq!(
+///     pool.install(rayforce_pool::yield_local),
+///     Some(rayforce_pool::Yield::Idle)
+/// );
+/// ```
+#[must_use = "whether anything ran tells a waiting loop whether to back off"]
+pub fn yield_local() -> Option<Yield> {
+    current::map(|shared| shared.map(|_| Yield::Idle))
+}
+
+/// `yield_now` on `shared`'s pool, this thread in it.
+pub(crate) fn run_one(shared: &Shared) -> Yield {
+    if joins::run_an_offer(shared) || detached::run_one(shared) {
+        Yield::Executed
+    } else {
+        Yield::Idle
+    }
+}
