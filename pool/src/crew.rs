@@ -3,6 +3,7 @@
 //! has one crew; a child forked from the process gets a fresh one on next use, because the
 //! parent's helpers do not exist there (README "Fork").
 
+use crate::current;
 use crate::detached;
 use crate::fork_gate::{self, Passage};
 use crate::shared::{PanicHandler, Shared, ThreadStart};
@@ -100,6 +101,10 @@ impl Crew {
             match builder.spawn(move || {
                 starting.end(); // std has recorded the thread: forks may go on
                 worker::run(&shared, index, hook, &counters);
+                // `shared` may be the last handle, freed as this closure returns, before
+                // the thread's other thread-locals drop (a pool dropped while spawned
+                // tasks ran does not join its helpers): none may find it current then.
+                current::leave_for_thread();
                 fork_gate::hold_until_exit();
             }) {
                 Ok(handle) => threads.push(handle),
@@ -193,12 +198,12 @@ impl Crew {
 }
 
 impl Drop for Crew {
-    /// Stops and joins every helper. A helper stops only once no permit is left for it
-    /// (README "Spawns"), so spawned tasks still queued run first: while any is queued or
-    /// running, the helpers are left to run them and stop on their own, as rayon's pool
-    /// does (a task may be waiting for the thread that drops the pool). So too where it is
-    /// dropped on one of its helpers (a spawned task held the last handle): another helper
-    /// may be waiting for this one.
+    /// Stops every helper, and joins them unless spawned tasks run. A helper stops only
+    /// once no permit is left for it (README "Spawns"), so spawned tasks still queued run
+    /// first: while any is queued or running, the helpers are left to run them and stop
+    /// on their own, as rayon's pool does (a task may be waiting for the thread that drops
+    /// the pool). So too where it is dropped on one of its helpers (a spawned task held
+    /// the last handle): another helper may be waiting for this one.
     fn drop(&mut self) {
         self.shared.signal.shut_down();
         let this = thread::current().id();

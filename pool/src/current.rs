@@ -24,13 +24,19 @@ pub(crate) fn set_for_thread(shared: &Shared) {
     CURRENT.with(|current| current.set(shared));
 }
 
+/// Leaves the pool made current by `set_for_thread` (a helper at its end): the thread's
+/// last code, its thread-locals' destructors, runs in no pool.
+pub(crate) fn leave_for_thread() {
+    CURRENT.with(|current| current.set(std::ptr::null()));
+}
+
 /// Runs `f` with the current pool's shared state, if there is one.
 #[inline]
 pub(crate) fn map<R>(f: impl FnOnce(Option<&Shared>) -> R) -> R {
     let current = CURRENT.with(Cell::get);
     // SAFETY: a pointer stored by `with` lives until `with` returns (it borrows the
-    // shared state for that long), and one stored by `set_for_thread` as long as its
-    // helper thread, which holds its crew's `Arc<Shared>` until it exits.
+    // shared state for that long), and one stored by `set_for_thread` until its helper
+    // thread calls `leave_for_thread`, before it drops its crew's `Arc<Shared>`.
     f(unsafe { current.as_ref() })
 }
 

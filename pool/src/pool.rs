@@ -270,7 +270,10 @@ impl Pool {
             &self.helpers,
         )
         .or_else(|_| {
-            let plain = HelperSetup::default();
+            let plain = HelperSetup {
+                panic_handler: self.helpers.panic_handler.clone(),
+                ..HelperSetup::default()
+            };
             Crew::start(0, slots, limits, generation, wide_width - 1, &plain)
         })
         .inspect(|crew| crew.shared.set_width(width))

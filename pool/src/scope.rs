@@ -345,7 +345,8 @@ impl<'scope> Scope<'scope> {
             return false;
         }
         let task = self.take(&mut sync::lock(&self.queue));
-        task.map(|task| self.run_spawned(task)).is_some()
+        task.map(|task| as_task(|| self.run_spawned(task)))
+            .is_some()
     }
 
     /// The first queued task, taken out of `queue`.

@@ -465,8 +465,8 @@ mod tests {
     #[test]
     #[cfg_attr(
         debug_assertions,
-        ignore = "a debug build's own code prices each timed part at 300-500 ns, above the \
-                  94 ns the bound leaves it: `.ci/run` runs this in release"
+        ignore = "an unoptimised build's own code prices each timed part at 300-500 ns, \
+                  above the 94 ns the bound leaves it: run with `--release`"
     )]
     fn a_region_drawn_above_the_bound_that_runs_fast_alone_stays_alone_and_learns_it() {
         let pool = Pool::builder().workers(2).build().unwrap();

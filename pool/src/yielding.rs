@@ -16,7 +16,9 @@ pub enum Yield {
 }
 
 /// Runs one piece of the current pool's pending work on this thread, if there is one:
-/// another thread's join half on offer, else a spawned task waiting for a helper. As
+/// a join's second half on offer (another thread's, or one of this thread's own joins in
+/// progress, which that join then finds done), else a spawned task waiting for a helper.
+/// As
 /// rayon's `yield_now`: `None` if this thread is in no pool (in no task, helper or
 /// [`install`](crate::Pool::install) of one), else whether something ran.
 ///
@@ -31,10 +33,10 @@ pub fn yield_now() -> Option<Yield> {
     current::map(|shared| shared.map(run_one))
 }
 
-/// rayon's `yield_local`: runs pending work of this thread's own, which rayon keeps in
-/// its thread's queue. Here a thread's own pending work is the second halves of its joins,
-/// which run only at their join: nothing is run out of order. `None` if this thread is in
-/// no pool, else [`Yield::Idle`].
+/// rayon's `yield_local`, which runs a job of the thread's own queue. Here a thread has no
+/// queue of its own (its joins' second halves are offered to every thread, and
+/// [`yield_now`] may run one): this runs nothing. `None` if this thread is in no pool,
+/// else [`Yield::Idle`].
 ///
 /// ```
 /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();

@@ -4,7 +4,8 @@
 //! spawned task drops the pool's last handle; the pool's panic handler takes a task's
 //! panic; a pool of one thread runs the task on the spawner; a task waiting for one it
 //! spawned gets an idle helper, also one only the wide width counts; `yield_now` runs a
-//! task waiting for a helper on the yielding thread; a panic aborts the process.
+//! task waiting for a helper on the yielding thread; a helper left running by a drop ends
+//! in no pool; a panic aborts the process.
 #![cfg(not(rayforce_loom))] // real threads and processes
 
 use rayforce_pool::Pool;
@@ -185,6 +186,19 @@ fn a_task_waiting_for_one_it_spawned_gets_an_idle_helper_also_a_wide_one() {
     }
 }
 
+/// Spawns a task that holds a helper until the returned sender sends; returns once the
+/// task started.
+fn hold_a_helper(pool: &Pool) -> mpsc::Sender<()> {
+    let (release, held) = mpsc::channel::<()>();
+    let (started, running) = mpsc::channel();
+    pool.spawn(move || {
+        started.send(()).unwrap();
+        held.recv().unwrap();
+    });
+    running.recv_timeout(PATIENCE).unwrap();
+    release
+}
+
 #[test]
 fn yield_now_runs_a_spawned_task_waiting_for_a_helper() {
     use rayforce_pool::Yield;
@@ -194,19 +208,44 @@ fn yield_now_runs_a_spawned_task_waiting_for_a_helper() {
     assert_eq!(pool.install(rayforce_pool::yield_now), Some(Yield::Idle));
     assert_eq!(pool.install(|| other.yield_now()), None, "in another pool");
     // The one helper waits inside a task until released: the next task waits for it.
-    let (release, held) = mpsc::channel::<()>();
-    let (started, helper_busy) = mpsc::channel();
-    pool.spawn(move || {
-        started.send(()).unwrap();
-        held.recv().unwrap();
-    });
-    helper_busy.recv_timeout(PATIENCE).unwrap();
+    let release = hold_a_helper(&pool);
     let (ran_on, where_it_ran) = mpsc::channel();
     pool.spawn(move || ran_on.send(thread::current().id()).unwrap());
     assert_eq!(pool.install(|| pool.yield_now()), Some(Yield::Executed));
     assert_eq!(where_it_ran.try_recv(), Ok(thread::current().id()));
     assert_eq!(pool.install(rayforce_pool::yield_local), Some(Yield::Idle));
     release.send(()).unwrap();
+}
+
+/// Sends what `yield_now` says as its thread exits.
+struct YieldAtExit(mpsc::Sender<Option<rayforce_pool::Yield>>);
+
+impl Drop for YieldAtExit {
+    fn drop(&mut self) {
+        let _ = self.0.send(rayforce_pool::yield_now());
+    }
+}
+
+thread_local! {
+    static AT_EXIT: std::cell::RefCell<Option<YieldAtExit>> = const { std::cell::RefCell::new(None) };
+}
+
+#[test]
+fn a_helper_s_thread_locals_drop_in_no_pool_after_a_drop_that_left_it_running() {
+    let (tx, seen_at_exit) = mpsc::channel();
+    let pool = Pool::builder()
+        .workers(2)
+        .on_thread_start(move |_| {
+            let tx = tx.clone();
+            AT_EXIT.with(|at_exit| *at_exit.borrow_mut() = Some(YieldAtExit(tx)));
+        })
+        .build()
+        .unwrap();
+    let release = hold_a_helper(&pool);
+    drop(pool); // a task runs: the helper is left to end it, then stops
+    release.send(()).unwrap();
+    // The pool's last handle was the helper's own, dropped before its thread-locals.
+    assert_eq!(seen_at_exit.recv_timeout(PATIENCE), Ok(None));
 }
 
 /// Set in the child process of the abort test: the test then spawns a panicking task.
