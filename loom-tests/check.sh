@@ -26,7 +26,38 @@ models=(cargo test -p rayforce-pool -p rayforce-loom-tests --release --lib --tes
     --target-dir target/loom)
 
 echo "loom: models (LOOM_MAX_PREEMPTIONS=$LOOM_MAX_PREEMPTIONS)"
-RUSTFLAGS="--cfg rayforce_loom" "${models[@]}"
+# The test binaries run at once (cargo would run them one after the other): the pool's and
+# the public API's each end on one long model, which leaves the second core to the other.
+# Built first, in an assignment that fails the script if the build fails (the compiler's
+# messages shown as usual): the pool's library tests, the public API's models, and the
+# loom-tests library's (empty) tests.
+built=$(RUSTFLAGS="--cfg rayforce_loom" "${models[@]}" --no-run \
+    --message-format=json-render-diagnostics)
+mapfile -t binaries < <(python3 -c '
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("reason") == "compiler-artifact" and message.get("executable"):
+        print(message["executable"])' <<<"$built")
+if [ "${#binaries[@]}" -ne 3 ]; then
+    echo "loom: expected the 3 model binaries, built ${#binaries[@]}"
+    exit 1
+fi
+mkdir -p target/loom
+pids=()
+for binary in "${binaries[@]}"; do
+    "$binary" >"target/loom/models-$(basename "$binary").log" 2>&1 &
+    pids+=($!)
+done
+models_failed=0
+for i in "${!binaries[@]}"; do
+    wait "${pids[$i]}" || models_failed=1
+    cat "target/loom/models-$(basename "${binaries[$i]}").log"
+done
+if [ "$models_failed" -ne 0 ]; then
+    echo "loom: a model failed (above)"
+    exit 1
+fi
 
 failed=0
 # The variants and the models that catch them, as listed once in the pool's `src/broken.rs`.
@@ -45,6 +76,9 @@ for entry in "${variants[@]}"; do
         RAYFORCE_LOOM_BROKEN="$variant" RUSTFLAGS="--cfg rayforce_loom" \
         "${models[@]}" -- "$model" >"$log" 2>&1; then
         echo "loom: broken variant '$variant' was NOT caught by '$model' (log: $log)"
+        failed=1
+    elif grep -q "could not compile" "$log"; then
+        echo "loom: broken variant '$variant' did not build (log: $log)"
         failed=1
     else
         # A model fails with "... FAILED", or aborts the process mid-model (a panic during

@@ -8,7 +8,7 @@
 /// filter, by which `loom-tests/check.sh` runs only that model against the variant. One
 /// line a variant, as `check.sh` reads them.
 #[rustfmt::skip]
-pub(crate) const VARIANTS: [(&str, &str); 26] = [
+pub(crate) const VARIANTS: [(&str, &str); 29] = [
     // A dispatch posts a permit for every helper, not only those that can find a task.
     ("signal_all", "narrow_then_wide_then_narrow_runs_every_task_once"),
     // The caller never withdraws untaken permits: they drift into the next dispatch.
@@ -69,6 +69,15 @@ pub(crate) const VARIANTS: [(&str, &str); 26] = [
     // A helper resized away stops at shutdown before it scans: a task spawned before the resize,
     // whose permit only it may take, is lost.
     ("park_stops_unscanned", "a_task_spawned_before_the_pool_narrows_runs_after_its_drop"),
+    // A broadcast posts its letters without waking the helpers: one asleep never opens its
+    // letter.
+    ("mail_unwoken", "a_broadcast_runs_once_on_the_caller_and_once_on_the_helper"),
+    // A parked helper never reads its mailbox: a letter posted before the pool narrowed waits
+    // for ever.
+    ("park_ignores_mail", "a_letter_posted_before_the_pool_narrows_is_opened_by_the_parked_helper"),
+    // A helper waiting for its own broadcast opens no letters meanwhile: two helpers
+    // broadcasting to each other wait for ever.
+    ("deaf_broadcaster", "broadcasts_from_the_helpers_into_each_others_mailboxes_finish"),
 ];
 
 /// Whether the running pool is the broken variant `$name`: under `--cfg rayforce_loom`

@@ -6,6 +6,7 @@
 use crate::current;
 use crate::detached;
 use crate::fork_gate::{self, Passage};
+use crate::mail::Mailbox;
 use crate::shared::{PanicHandler, Shared, ThreadStart};
 use crate::signal::{Signal, SlotCounts};
 use crate::spin::SpinLimits;
@@ -90,24 +91,30 @@ impl Crew {
     fn grow(&self, target: usize, setup: &HelperSetup) -> Result<(), StartError> {
         let mut threads = sync::lock(&self.threads);
         let mut spawned = Ok(());
+        let mut mailboxes = Vec::new();
         while threads.len() < target {
             let index = threads.len() + 1;
             let shared = Arc::clone(&self.shared);
             let hook = setup.on_start.clone();
             let counters = self.shared.counters.for_new_helper();
             let builder = setup.thread(index);
+            let mailbox = Arc::new(Mailbox::new(index));
+            let own = Arc::clone(&mailbox);
             // Begun after this thread's allocations above, as `Passage::begin` requires.
             let starting = Passage::begin();
             match builder.spawn(move || {
                 starting.end(); // std has recorded the thread: forks may go on
-                worker::run(&shared, index, hook, &counters);
+                worker::run(&shared, index, hook, &counters, own);
                 // `shared` may be the last handle, freed as this closure returns, before
                 // the thread's other thread-locals drop (a pool dropped while spawned
                 // tasks ran does not join its helpers): none may find it current then.
                 current::leave_for_thread();
                 fork_gate::hold_until_exit();
             }) {
-                Ok(handle) => threads.push(handle),
+                Ok(handle) => {
+                    mailboxes.push(mailbox);
+                    threads.push(handle);
+                }
                 Err(err) => {
                     spawned = Err(StartError::Spawn(err));
                     break;
@@ -126,6 +133,10 @@ impl Crew {
             let lowest = if threads.is_empty() { usize::MAX } else { 1 };
             (threads.len(), lowest)
         };
+        // Registered once spawned (its thread known), unless its helper stopped already.
+        for mailbox in mailboxes {
+            self.shared.mail.register(mailbox);
+        }
         self.shared.set_serving(serving, lowest);
         spawned
     }

@@ -1,6 +1,7 @@
 //! The free functions of fork-join, on the current pool (README "Joining"): the pool whose
 //! task, helper or `install` the thread is in, else the default pool.
 
+use crate::broadcast::{broadcast_in, BroadcastContext};
 use crate::current;
 use crate::default_pool;
 use crate::detached::spawn_in;
@@ -165,6 +166,31 @@ where
     OP: FnOnce() + Send + 'static,
 {
     spawn(op);
+}
+
+/// rayon's `broadcast`: runs `op` once on each thread of the current pool (see [`join`]),
+/// and returns the results by [`index`](BroadcastContext::index). This thread runs index 0;
+/// each of the pool's helpers below its width runs one more on its own thread, once it is
+/// between tasks (a helper waiting in the pool reads its broadcasts as it waits). Inside a
+/// task on one of the pool's helpers, that helper is index 0, and the thread whose region
+/// the task belongs to, busy in it, is left out unless it is a helper too (pool README
+/// "Broadcasts"). A panic in `op` resumes here once every call returned (the lowest
+/// index's).
+///
+/// ```
+/// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+/// let indices = pool.install(|| rayforce_pool::broadcast(|ctx| ctx.index()));
+/// assert_eq!(indices, [0, 1]);
+/// ```
+pub fn broadcast<OP, R>(op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    current::map(|shared| match shared {
+        Some(shared) => broadcast_in(shared, op),
+        None => default_pool::get().broadcast(op),
+    })
 }
 
 /// The most threads a pool may have ([`MAX_WIDTH`](crate::MAX_WIDTH)), as rayon's

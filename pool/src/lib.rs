@@ -14,6 +14,7 @@
 //! Each takes indices (`pool.map(n, |i| ..)`); where rayon has the name, it means what
 //! rayon's does.
 
+mod broadcast;
 mod broken;
 mod builder;
 mod caller;
@@ -34,6 +35,7 @@ mod job;
 mod join_context;
 mod joins;
 mod limits;
+mod mail;
 mod offering;
 mod ops;
 mod panics;
@@ -65,14 +67,15 @@ mod yielding;
 #[cfg(all(test, rayforce_loom))]
 mod tests;
 
+pub use broadcast::BroadcastContext;
 pub use builder::{widths, BuildError, PoolBuilder};
 /// rayon's names for the pool and its builder: a program's `use rayon::ThreadPoolBuilder`
 /// becomes `use rayforce_pool::ThreadPoolBuilder`.
 pub use builder::{BuildError as ThreadPoolBuildError, PoolBuilder as ThreadPoolBuilder};
 pub use fork_once::ForkOnceCell;
 pub use free::{
-    current_num_threads, in_place_scope, in_place_scope_fifo, join, max_num_threads, scope,
-    scope_fifo, spawn, spawn_fifo,
+    broadcast, current_num_threads, in_place_scope, in_place_scope_fifo, join, max_num_threads,
+    scope, scope_fifo, spawn, spawn_fifo,
 };
 pub use join_context::{join_context, FnContext};
 pub use limits::MAX_WIDTH;

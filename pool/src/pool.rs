@@ -1,6 +1,7 @@
 //! `Pool`: a fixed set of helper threads; `dispatch` runs tasks `0..n` with the caller as
 //! worker 0 and wakes only the helpers the tasks can use. Protocol: `README.md`.
 
+use crate::broadcast::{broadcast_in, BroadcastContext};
 use crate::caller::Caller;
 use crate::crew::{Crew, HelperSetup, StartError};
 use crate::current;
@@ -551,6 +552,28 @@ impl Pool {
         current::with(shared, || detached::spawn_in(shared, op));
     }
 
+    /// Runs `op` once on each of this pool's threads and returns the results by
+    /// [`index`](BroadcastContext::index), as rayon's `ThreadPool::broadcast` (see
+    /// [`rayforce_pool::broadcast`](crate::broadcast)): this thread runs index 0, and each
+    /// of the pool's helpers below its width runs one more, on its own thread, once it is
+    /// between tasks.
+    ///
+    /// ```
+    /// let pool = rayforce_pool::Pool::builder().workers(3).build().unwrap();
+    /// let threads = pool.broadcast(|ctx| (ctx.index(), std::thread::current().id()));
+    /// assert_eq!(threads.len(), 3);
+    /// assert_eq!(threads[0], (0, std::thread::current().id()));
+    /// assert!(threads[1].1 != threads[0].1 && threads[2].1 != threads[1].1);
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        let shared = &self.crew_for_joins().shared;
+        current::with(shared, || broadcast_in(shared, op))
+    }
+
     /// rayon's `ThreadPool::yield_now`: [`yield_now`](crate::yield_now) if this thread is
     /// in this pool (in one of its tasks or helpers, or its [`install`](Self::install)),
     /// else `None`.
@@ -569,7 +592,7 @@ impl Pool {
     /// thread is in this pool, else `None`.
     #[must_use = "whether anything ran tells a waiting loop whether to back off"]
     pub fn yield_local(&self) -> Option<crate::Yield> {
-        self.in_this_pool().map(|_| crate::Yield::Idle)
+        self.in_this_pool().map(|_| yielding::run_local())
     }
 
     /// This pool's shared state, if this thread is in the pool now.

@@ -1,6 +1,8 @@
 //! `Shared`: what a crew's helpers share with the pool's callers (the signal, the
-//! statistics, the fork generation they run in, and where they report their start).
+//! statistics, the fork generation they run in, where they report their start, their
+//! spawned tasks and their mailboxes).
 
+use crate::mail::Mailboxes;
 use crate::signal::Signal;
 use crate::stats::CounterSet;
 use crate::sync::{self, unmodeled, Arc, AtomicUsize, Condvar, Mutex, Ordering};
@@ -38,6 +40,8 @@ pub(crate) struct Shared {
     /// The pool's spawned tasks (`detached.rs`), set as the crew starts; untyped, so that
     /// this file names nothing built on it.
     pub(crate) spawns: OnceLock<Box<dyn Any + Send + Sync>>,
+    /// The helpers' mailboxes, for broadcasts (`mail.rs`).
+    pub(crate) mail: Mailboxes,
 }
 
 /// Helpers that ran their start hook: how many reported, how many serve, the first failure.
@@ -75,6 +79,7 @@ impl Shared {
                 changed: Condvar::new(),
             },
             spawns: OnceLock::new(),
+            mail: Mailboxes::default(),
         }
     }
 

@@ -3,6 +3,7 @@
 //! permits packed with its attached helpers, `slot.rs`), plus the spin-then-block waits on
 //! both sides. Protocol: `README.md` beside this file.
 
+use crate::mail::{self, Mailbox, Waiters};
 use crate::offering::Idle;
 use crate::slot::{SignalState, Slot};
 use crate::spin::{self, Gaps, SpinLimits, Spun};
@@ -33,6 +34,8 @@ pub(crate) enum Wait {
         joinable: bool,
         spun: Option<Spun>,
     },
+    /// A letter waits in the helper's mailbox (README "Broadcasts").
+    Mail,
     /// The pool is shutting down.
     Shutdown,
 }
@@ -390,12 +393,18 @@ impl Signal {
         index <= self.active_helpers()
     }
 
-    /// Parks helper `index` until it is active again (`None`) or the pool shut down. A
-    /// permit posted before the resize with a limit that admits the helper is taken first:
-    /// a scope's task may wait for nobody else (README "Resizing").
-    fn park(&self, index: usize, cursor: &mut usize) -> Option<Wait> {
+    /// Parks helper `index` until it is active again (`None`), a letter waits in its
+    /// mailbox `own`, or the pool shut down. A permit posted before the resize with a limit
+    /// that admits the helper is taken first: a scope's task may wait for nobody else
+    /// (README "Resizing").
+    fn park(&self, index: usize, own: &Mailbox, cursor: &mut usize) -> Option<Wait> {
         let mut guard = sync::lock(&self.lock);
         loop {
+            // Under the lock, which a broadcast takes to wake parked helpers after posting:
+            // a letter posted before the pool narrowed is opened (README "Broadcasts").
+            if own.has_mail() && !crate::broken::variant!("park_ignores_mail") {
+                return Some(Wait::Mail);
+            }
             if crate::broken::variant!("park_stops_unscanned") {
                 // Deliberately broken: a parked helper stops before its scan.
                 if let Some(stop) = self.shutdown_seen() {
@@ -475,6 +484,7 @@ impl Signal {
     pub(crate) fn wait_for_permit(
         &self,
         index: usize,
+        own: &Mailbox,
         gaps: &mut Gaps,
         cursor: &mut usize,
         counters: &Counters,
@@ -484,7 +494,7 @@ impl Signal {
         let mut whole_window = left == Left::JoinOffer;
         loop {
             if !self.is_active(index) {
-                if let Some(wait) = self.park(index, cursor) {
+                if let Some(wait) = self.park(index, own, cursor) {
                     return wait;
                 }
                 continue;
@@ -500,7 +510,7 @@ impl Signal {
                 let mut polls = 0u32;
                 (caught, spun) = spin::spin_for(window, || {
                     polls = polls.wrapping_add(1);
-                    self.poll(index, cursor, polls % POLLS_PER_JOIN_SLOTS_POLL == 0)
+                    self.poll(index, own, cursor, polls % POLLS_PER_JOIN_SLOTS_POLL == 0)
                 });
                 if let Some(Wait::Attached {
                     slot,
@@ -529,7 +539,7 @@ impl Signal {
                 0 => self.now_if_spinning(),
                 started => started,
             };
-            if let Some(wait) = self.sleep(index, started, gaps, cursor, counters) {
+            if let Some(wait) = self.sleep(index, own, started, gaps, cursor, counters) {
                 return wait;
             }
             from_work = false;
@@ -545,12 +555,22 @@ impl Signal {
         gaps.learn(spun.spun_ns, self.limits, self.block_cost());
     }
 
-    /// A permit taken (the first slot with one, from `cursor` on; the slots kept for joins'
-    /// offers only if `joins_too`) while helper `index` is active, or shutdown seen. The
+    /// A letter in helper `index`'s mailbox `own`; else a permit taken (the first slot with
+    /// one, from `cursor` on; the slots kept for joins' offers only if `joins_too`) while
+    /// the helper is active, or shutdown seen. The
     /// check here only saves a resized-away helper the scan: a stale reading of
     /// `active_helpers` cannot let it attach, since each slot's permits carry the limit
     /// their dispatch read (README "Resizing").
-    fn poll(&self, index: usize, cursor: &mut usize, joins_too: bool) -> Option<Wait> {
+    fn poll(
+        &self,
+        index: usize,
+        own: &Mailbox,
+        cursor: &mut usize,
+        joins_too: bool,
+    ) -> Option<Wait> {
+        if own.has_mail() {
+            return Some(Wait::Mail);
+        }
         let n = if !self.is_active(index) {
             0 // resized away: it parks at its next wait
         } else if joins_too {
@@ -664,6 +684,7 @@ impl Signal {
     fn sleep(
         &self,
         index: usize,
+        own: &Mailbox,
         started: u64,
         gaps: &mut Gaps,
         cursor: &mut usize,
@@ -675,7 +696,7 @@ impl Signal {
         let outcome = if crate::broken::variant!("spin_without_recheck") && started > 0 {
             None // deliberately broken: after a spin, blocks without looking for a permit
         } else {
-            self.poll(index, cursor, true)
+            self.poll(index, own, cursor, true)
         };
         let outcome = match outcome {
             Some(wait) => {
@@ -690,7 +711,7 @@ impl Signal {
             None => {
                 guard = self.helpers.wait(guard).unwrap_or_else(|p| p.into_inner());
                 Counters::bump(&counters.kernel_wakeups);
-                let woke = self.poll(index, cursor, true);
+                let woke = self.poll(index, own, cursor, true);
                 if woke.is_none() {
                     Counters::bump(&counters.empty_wakes);
                     if !self.is_active(index) && self.any_permits() {
@@ -777,24 +798,37 @@ impl Signal {
         }
     }
 
-    /// README "Completion": blocks until `quiet()`; returns when the helper that woke the
-    /// caller detached (or a spawn woke it), if it blocked at all.
+    /// README "Completion": blocks until `quiet()`, opening the letters left for this
+    /// thread meanwhile if it is a helper (README "Broadcasts"); returns when the helper
+    /// that woke the caller detached (or a spawn woke it), if it blocked at all.
     fn block_until(
         &self,
         slot: &Slot,
         quiet: &dyn Fn() -> bool,
         counters: &Counters,
     ) -> Option<u64> {
+        let own = mail::own();
+        let outer = own.as_ref().map(|own| own.block_in(self));
         slot.caller_sleeping().store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst); // pairs with the fence in `wake_owner`
         let mut guard = sync::lock(&self.lock);
         let mut blocked = false;
         while !quiet() {
+            // Under the lock, which a post to this helper takes to wake it here.
+            if let Some(own) = own.as_ref().filter(|own| own.has_mail()) {
+                drop(guard);
+                own.open_all();
+                guard = sync::lock(&self.lock);
+                continue;
+            }
             guard = slot.caller.wait(guard).unwrap_or_else(|p| p.into_inner());
             Counters::bump(&counters.kernel_wakeups);
             blocked = true;
         }
         drop(guard);
+        if let (Some(own), Some(outer)) = (&own, outer) {
+            own.unblock(outer);
+        }
         slot.caller_sleeping().store(false, Ordering::Relaxed);
         blocked.then(|| slot.detached_ns.load(Ordering::Relaxed))
     }
@@ -823,6 +857,31 @@ impl Signal {
         cursor: &mut usize,
         counters: &Counters,
     ) -> Option<(usize, usize)> {
+        let own = mail::own();
+        loop {
+            let outer = own.as_ref().map(|own| own.block_in(self));
+            let outcome = self.block_for_half_until_mail(slot, cursor, counters, own.as_deref());
+            if let (Some(own), Some(outer)) = (&own, outer) {
+                own.unblock(outer);
+            }
+            match outcome {
+                Some(outcome) => return outcome,
+                None => {
+                    own.as_ref().map(|own| own.open_all());
+                }
+            }
+        }
+    }
+
+    /// `block_for_half`, until a letter waits in `own`, this helper's mailbox: `None` then,
+    /// unblocked (README "Broadcasts").
+    fn block_for_half_until_mail(
+        &self,
+        slot: usize,
+        cursor: &mut usize,
+        counters: &Counters,
+        own: Option<&Mailbox>,
+    ) -> Option<Option<(usize, usize)>> {
         let owned = &self.slots[slot];
         owned.caller_sleeping().store(true, Ordering::Relaxed);
         self.blocked_joiners.fetch_add(1, Ordering::Relaxed);
@@ -835,10 +894,14 @@ impl Signal {
         let taken = loop {
             if checks {
                 if owned.is_quiet() {
-                    break None;
+                    break Some(None);
                 }
                 if let Some(taken) = self.take_joinable(cursor) {
-                    break Some(taken);
+                    break Some(Some(taken));
+                }
+                // Under the lock, which a post to this helper takes to wake it here.
+                if own.is_some_and(Mailbox::has_mail) {
+                    break None;
                 }
             }
             checks = true;
@@ -852,6 +915,19 @@ impl Signal {
         taken
     }
 
+    /// Wakes every helper asleep or parked: letters wait in their mailboxes (README
+    /// "Broadcasts"). Each reads its mailbox under this lock before it blocks, after the
+    /// letters were posted. (A helper blocked in a dispatch's or a join's wait is woken by
+    /// the post itself: `Waiters`.)
+    pub(crate) fn wake_all(&self) {
+        let _guard = sync::lock(&self.lock);
+        if crate::broken::variant!("mail_unwoken") {
+            return; // deliberately broken: a helper asleep never reads its letter
+        }
+        self.helpers.notify_all();
+        self.parked.notify_all();
+    }
+
     /// Tells every helper to exit and wakes the sleeping ones.
     pub(crate) fn shut_down(&self) {
         // Release: pairs with the Acquire load in `poll`.
@@ -859,6 +935,17 @@ impl Signal {
         let _guard = sync::lock(&self.lock);
         self.helpers.notify_all();
         self.parked.notify_all();
+    }
+}
+
+impl Waiters for Signal {
+    /// Wakes the threads blocked in `block_until` and `block_for_half`, under the lock they
+    /// read their mailboxes under.
+    fn wake_waiters(&self) {
+        let _guard = sync::lock(&self.lock);
+        for slot in self.slots.iter() {
+            slot.caller.notify_all();
+        }
     }
 }
 

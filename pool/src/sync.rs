@@ -47,6 +47,10 @@ mod imp {
         pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
             f(self.0.get())
         }
+
+        pub(crate) fn into_inner(self) -> T {
+            self.0.into_inner()
+        }
     }
 
     /// Monotonic time in nanoseconds. On Linux, since boot: on x86_64 the time-stamp

@@ -6,23 +6,29 @@ use crate::current;
 use crate::fork;
 use crate::in_task::mark_helper_thread;
 use crate::job::Job;
+use crate::mail::{self, Mailbox};
 use crate::shared::{Shared, ThreadStart};
 use crate::signal::{Left, Wait};
 use crate::spin::Gaps;
 use crate::stats::Counters;
+use crate::sync::Arc;
 use crate::tasks::Participant;
 use crate::unwind::{self, AbortOnUnwind};
 use std::panic::{self, AssertUnwindSafe};
 
-/// Helper `index`'s life; it counts what it does in `counters`, its own.
+/// Helper `index`'s life; it counts what it does in `counters`, its own, and reads the
+/// letters left in `own`, its mailbox, which it closes as it stops (but in a forked child,
+/// where it only forgets it).
 pub(crate) fn run(
     shared: &Shared,
     index: usize,
     on_start: Option<ThreadStart>,
     counters: &Counters,
+    own: Arc<Mailbox>,
 ) {
     mark_helper_thread();
     current::set_for_thread(shared);
+    mail::make_own(&own, shared.generation);
     if let Some(hook) = on_start {
         let failure = match panic::catch_unwind(AssertUnwindSafe(|| hook(index))) {
             Ok(()) => None,
@@ -33,9 +39,12 @@ pub(crate) fn run(
             }
         };
         let failed = failure.is_some();
+        if failed {
+            shared.mail.close(&own); // never counted as serving
+        }
         shared.report_start(index, failure);
         if failed {
-            return; // never counted as serving
+            return;
         }
     }
     let guard = AbortOnUnwind("a pool helper's loop");
@@ -45,15 +54,31 @@ pub(crate) fn run(
     let mut cursor = index;
     let mut last_job: Option<(usize, Job)> = None;
     let mut left = Left::Nothing;
-    while let Wait::Attached {
-        slot,
-        task,
-        joinable,
-        mut spun,
-    } = shared
-        .signal
-        .wait_for_permit(index, &mut gaps, &mut cursor, counters, left)
-    {
+    loop {
+        let (slot, task, joinable, mut spun) = match (shared.signal).wait_for_permit(
+            index,
+            &own,
+            &mut gaps,
+            &mut cursor,
+            counters,
+            left,
+        ) {
+            Wait::Attached {
+                slot,
+                task,
+                joinable,
+                spun,
+            } => (slot, task, joinable, spun),
+            Wait::Mail => {
+                if forked_away.stop() {
+                    break;
+                }
+                own.open_all();
+                left = Left::Nothing;
+                continue;
+            }
+            Wait::Shutdown => break,
+        };
         left = if joinable {
             // A join's half is a whole subtree of work: leave the spinners now, or the joins
             // of other threads would see an idle thread in this one all the while and offer
@@ -103,6 +128,11 @@ pub(crate) fn run(
             break;
         }
         shared.signal.detach(slot);
+    }
+    if forked_away.stop() {
+        mail::forget_own(); // the parent's mailbox, whose lock another thread may hold
+    } else {
+        shared.mail.close(&own);
     }
     guard.disarm();
 }

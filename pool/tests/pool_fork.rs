@@ -1,7 +1,9 @@
 //! `fork()` and the pool: a child forked from inside a task finishes the dispatch it was in
 //! and gets fresh helpers for the next one; a child forked from a helper's task exits when
 //! that task returns; a child forked between dispatches runs in parallel again; a child
-//! forked while helpers start and exit starts threads; a child forked inside an operation
+//! forked while helpers start and exit starts threads; a child forked inside `install`
+//! broadcasts on itself alone (the parent's helpers are not there), and on its fresh
+//! helpers through the pool; a child forked inside an operation
 //! drops nothing a helper of the parent was writing, and neither pulls from nor drops a
 //! `par_bridge` iterator a helper was inside. Children run with a deadline: a hang
 //! is a failure, not a stuck test.
@@ -187,6 +189,25 @@ fn a_child_forked_between_dispatches_runs_them_in_parallel() {
             exit_child(ok);
         }
         wait_child(pid, &format!("round {round}: fork between dispatches"));
+    }
+}
+
+#[test]
+fn a_child_forked_inside_install_broadcasts_on_itself_alone_then_on_fresh_helpers() {
+    let pool = pool();
+    assert_eq!(pool.broadcast(|ctx| ctx.num_threads()), [2, 2]);
+    for round in 0..FORKS / 10 {
+        let pid = pool.install(|| {
+            let pid = fork_with_deadline();
+            if pid == 0 {
+                // The parent's pool is current, its helpers absent: this thread alone.
+                let alone = rayforce_pool::broadcast(|ctx| (ctx.index(), ctx.num_threads()));
+                let fresh = pool.broadcast(|ctx| ctx.num_threads());
+                exit_child(alone == [(0, 1)] && fresh == [2, 2]);
+            }
+            pid
+        });
+        wait_child(pid, &format!("round {round}: broadcast in a child"));
     }
 }
 

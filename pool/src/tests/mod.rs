@@ -1,5 +1,6 @@
 //! Loom models of the pool's internals (run with `--cfg rayforce_loom`).
 
+mod broadcast_model;
 mod fork_once_model;
 mod join_model;
 mod ops_model;

@@ -3,6 +3,7 @@
 //! nobody), withdrawing leaves no permit behind, the caller wakes once the helper detaches,
 //! and a helper resized away takes no permit posted after the resize.
 
+use crate::mail::Mailbox;
 use crate::signal::{Left, Signal, SlotCounts, Wait};
 use crate::slot::SignalState;
 use crate::spin::{Gaps, SpinLimits};
@@ -31,7 +32,15 @@ const SPIN: SpinLimits = SpinLimits {
 /// Helper 1's wait for a permit (the one active helper), with fresh gaps (so it spins when
 /// `limits` allow).
 fn wait(signal: &Signal, counters: &Counters) -> Wait {
-    signal.wait_for_permit(1, &mut Gaps::default(), &mut 0, counters, Left::Nothing)
+    let no_mail = Mailbox::new(1);
+    signal.wait_for_permit(
+        1,
+        &no_mail,
+        &mut Gaps::default(),
+        &mut 0,
+        counters,
+        Left::Nothing,
+    )
 }
 
 /// Whether a helper took the permit of slot 0: the helper sets the flag after attaching.
@@ -69,6 +78,7 @@ fn helper(signal: &Signal, counters: &Counters, taken: &Taken, permits: usize) {
                 signal.detach(slot);
             }
             Wait::Shutdown => panic!("shut down with a permit left"),
+            Wait::Mail => unreachable!("nothing is broadcast here"),
         }
     }
     assert_eq!(wait(signal, counters), Wait::Shutdown);
@@ -160,6 +170,7 @@ fn a_helper_resized_away_takes_no_later_permit() {
                 let counters = Counters::new();
                 let wait = signal.wait_for_permit(
                     2,
+                    &Mailbox::new(2),
                     &mut Gaps::default(),
                     &mut 0,
                     &counters,

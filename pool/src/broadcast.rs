@@ -1,0 +1,176 @@
+//! `broadcast`: rayon's `broadcast`, one call on each of a pool's threads (README
+//! "Broadcasts"): the calling thread runs participant 0, and a letter in each other
+//! helper's mailbox (`mail.rs`) runs the others, on their threads.
+
+use crate::current;
+use crate::fork;
+use crate::mail::{self, Letter, Mailbox};
+use crate::shared::Shared;
+use crate::sync::{Arc, AtomicUsize, Ordering, UnsafeCell};
+use crate::unwind::{self, Panic};
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
+
+/// Where a broadcast's call runs: its participant's index and how many there are, as
+/// rayon's `BroadcastContext`. Not `Send`: it describes the thread it was given on.
+pub struct BroadcastContext<'a> {
+    index: usize,
+    num_threads: usize,
+    _on_this_thread: PhantomData<&'a mut dyn Fn()>,
+}
+
+impl BroadcastContext<'_> {
+    /// This call's index among the broadcast's, from 0 (the calling thread) to
+    /// [`num_threads`](Self::num_threads) less one.
+    #[must_use]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// How many threads the broadcast runs on: the calling thread and the pool's other
+    /// helpers that serve, up to its width.
+    #[must_use]
+    pub fn num_threads(&self) -> usize {
+        self.num_threads
+    }
+}
+
+impl fmt::Debug for BroadcastContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BroadcastContext")
+            .field("index", &self.index)
+            .field("num_threads", &self.num_threads)
+            .finish()
+    }
+}
+
+/// One broadcast, on its caller's stack while the letters for it wait.
+struct Broadcast<'op, OP, R> {
+    op: &'op OP,
+    /// The pool it runs on: current for each call, on whichever thread.
+    shared: &'op Shared,
+    num_threads: usize,
+    /// Participant i's outcome, written once by the thread that ran it.
+    outcomes: Vec<UnsafeCell<Option<std::thread::Result<R>>>>,
+    /// Letters posted and not yet opened.
+    unopened: AtomicUsize,
+    /// Where the caller waits, notified by the last letter opened: its own mailbox if it
+    /// is a helper (it opens the letters other broadcasts leave there meanwhile), else
+    /// one made for this broadcast, which receives none.
+    caller: Arc<Mailbox>,
+}
+
+// SAFETY: `op` is `Sync`; each outcome is written by the one thread that opens its letter
+// (`Letter::open` runs once per index) and read by the caller after every letter was
+// opened (the Acquire in `broadcast_in`), so the outcomes are shared as `R: Send` allows.
+unsafe impl<OP: Sync, R: Send> Sync for Broadcast<'_, OP, R> {}
+
+impl<OP, R> Broadcast<'_, OP, R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+{
+    /// Runs participant `index`'s call, keeping its outcome.
+    fn run(&self, index: usize) {
+        let context = BroadcastContext {
+            index,
+            num_threads: self.num_threads,
+            _on_this_thread: PhantomData,
+        };
+        let outcome = current::with(self.shared, || {
+            panic::catch_unwind(AssertUnwindSafe(|| (self.op)(context)))
+        });
+        if self.num_threads > 1 && fork::generation() != self.shared.generation {
+            // The call forked, and this is the child: the broadcast's other threads exist
+            // only in the parent, and what they were writing is in an unknown state.
+            fork::abort_child("broadcast");
+        }
+        // SAFETY: participant `index` runs once, and its outcome is read only after every
+        // letter was opened (`Sync` above).
+        self.outcomes[index].with_mut(|slot| unsafe { *slot = Some(outcome) });
+    }
+}
+
+impl<OP, R> Letter for Broadcast<'_, OP, R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    // `self` may be freed once the count below reaches 0, while this call still holds
+    // `&self`: sound as for `Arc`'s drop, since a `Broadcast` holds atomics and cells
+    // (a shared reference to interior-mutable data is not assumed live for the whole call).
+    unsafe fn open(&self, index: usize) {
+        self.run(index);
+        // Cloned first: once the count reaches 0, the caller may return and free `self`.
+        let caller = Arc::clone(&self.caller);
+        // AcqRel: releases this outcome to the caller's Acquire load, and orders the
+        // other letters' outcomes before the last decrement.
+        if self.unopened.fetch_sub(1, Ordering::AcqRel) == 1 {
+            caller.notify();
+        }
+    }
+}
+
+/// Runs `op` once on each of `shared`'s pool's threads: this one as participant 0, and
+/// each helper below the pool's width that serves (this one left out, if it is one). Returns
+/// the results by index; a panic resumes here once every call returned (the lowest
+/// index's; the others are dropped).
+pub(crate) fn broadcast_in<OP, R>(shared: &Shared, op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    // In a forked child, the parent's helpers do not exist: this thread is the only one.
+    let targets = if fork::generation() == shared.generation {
+        shared.mail.targets(shared.width())
+    } else {
+        Vec::new()
+    };
+    let num_threads = 1 + targets.len();
+    let caller = mail::own().unwrap_or_else(|| Arc::new(Mailbox::new(0)));
+    let broadcast = Broadcast {
+        op: &op,
+        shared,
+        num_threads,
+        outcomes: (0..num_threads).map(|_| UnsafeCell::new(None)).collect(),
+        unopened: AtomicUsize::new(targets.len()),
+        caller: Arc::clone(&caller),
+    };
+    for (index, target) in (1..).zip(&targets) {
+        // SAFETY: `broadcast` outlives every letter: this function returns (or unwinds,
+        // which nothing below does before the wait) only after each was opened.
+        unsafe { mail::post(target, &broadcast, index) };
+    }
+    if !targets.is_empty() {
+        // A helper asleep, parked, or blocked in a wait of its own reads its mailbox.
+        shared.signal.wake_all();
+    }
+    broadcast.run(0);
+    if !targets.is_empty() {
+        // Acquire: pairs with the AcqRel of the last letter opened: every outcome is
+        // written.
+        caller.wait_until(|| broadcast.unopened.load(Ordering::Acquire) == 0);
+    }
+    let mut panic: Option<Panic> = None;
+    let results = broadcast
+        .outcomes
+        .into_iter()
+        .filter_map(
+            |outcome| match outcome.into_inner().expect("every participant ran") {
+                Ok(result) => Some(result),
+                Err(payload) => {
+                    match panic {
+                        None => panic = Some(payload),
+                        Some(_) => unwind::discard(payload),
+                    }
+                    None
+                }
+            },
+        )
+        .collect();
+    if let Some(payload) = panic {
+        drop(results);
+        panic::resume_unwind(payload);
+    }
+    results
+}

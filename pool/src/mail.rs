@@ -1,0 +1,280 @@
+//! Each helper's mailbox: the calls a broadcast leaves for that helper's thread alone
+//! (README "Broadcasts"). A helper reads its mailbox wherever it waits in a pool: for a
+//! permit, while parked, for a dispatch's helpers, for a join's taken half (in any pool),
+//! for a broadcast, in `yield_now`.
+
+use crate::fork;
+use crate::sync::{self, Arc, AtomicBool, Condvar, Mutex, Ordering};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+/// A call left for one thread: `Letter::open` runs it there.
+pub(crate) trait Letter: Sync {
+    /// Runs the call as participant `index` of its broadcast, and counts it done.
+    ///
+    /// # Safety
+    ///
+    /// At most once per index the broadcast posted, and only while the broadcast waits
+    /// for it: the letter lives on the broadcasting thread's stack until every index it
+    /// posted was opened.
+    unsafe fn open(&self, index: usize);
+}
+
+/// A letter and the index it carries, in a mailbox.
+struct Mail {
+    letter: *const (dyn Letter + 'static),
+    index: usize,
+}
+
+// SAFETY: a `Letter` is `Sync`, and the broadcast that posted it keeps it alive until it
+// was opened (`Letter::open`'s `# Safety`), on whichever thread opens it.
+unsafe impl Send for Mail {}
+
+/// What wakes a thread blocked in a wait (`Mailbox::block_in`): its signal's `wake_waiters`.
+pub(crate) trait Waiters {
+    /// Wakes every thread blocked in one of this signal's waits that reads its mailbox.
+    fn wake_waiters(&self);
+}
+
+/// Where a helper is blocked now.
+#[derive(Clone, Copy)]
+struct BlockedIn(*const (dyn Waiters + 'static));
+
+/// The wait a helper was registered in before `Mailbox::block_in`, which `unblock`
+/// restores: a wait entered while opening letters inside another ends, and the outer one
+/// goes on.
+#[must_use = "`unblock` restores it"]
+pub(crate) struct Outer(Option<BlockedIn>);
+
+// SAFETY: set and cleared under the mailbox's lock by its helper, around a wait in which
+// the signal it points to outlives the wait; read only under that lock (`Mailbox::post`).
+unsafe impl Send for BlockedIn {}
+
+/// What a mailbox holds, under its lock.
+#[derive(Default)]
+struct Letters {
+    queue: VecDeque<Mail>,
+    /// The helper stopped: nothing more is delivered.
+    closed: bool,
+    /// The wait its helper is blocked in, if any, which a post wakes.
+    blocked_in: Option<BlockedIn>,
+}
+
+/// One helper's mailbox.
+pub(crate) struct Mailbox {
+    /// The helper's index (1-based).
+    helper: usize,
+    letters: Mutex<Letters>,
+    /// Whether `letters` holds any: a hint read outside the lock by a waiting helper. The
+    /// letters themselves are read under the lock. A helper about to block reads the hint
+    /// under its wait's lock after it registered the wait (`block_in`, under this
+    /// mailbox's lock), and a post sets it under this mailbox's lock, then wakes the wait
+    /// registered, under that wait's lock; a helper waiting for a permit reads it under the
+    /// lock `Signal::wake_all` takes after the posts (README "Broadcasts"). So Relaxed
+    /// suffices.
+    pending: AtomicBool,
+    /// Where the helper waits for a broadcast of its own (`wait_until`): each post, and the
+    /// last letter of its broadcast opened, notify it.
+    changed: Condvar,
+}
+
+impl Mailbox {
+    /// Helper `helper`'s mailbox, empty (0: a broadcaster's that is no helper, where it
+    /// only waits).
+    pub(crate) fn new(helper: usize) -> Mailbox {
+        Mailbox {
+            helper,
+            letters: Mutex::new(Letters::default()),
+            pending: AtomicBool::new(false),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Whether a letter waits.
+    #[inline]
+    pub(crate) fn has_mail(&self) -> bool {
+        self.pending.load(Ordering::Relaxed)
+    }
+
+    /// Leaves `letter` for this helper as participant `index`; `false` if the helper
+    /// stopped, and the letter was not left.
+    fn post(&self, letter: *const (dyn Letter + 'static), index: usize) -> bool {
+        let mut letters = sync::lock(&self.letters);
+        if letters.closed {
+            return false;
+        }
+        letters.queue.push_back(Mail { letter, index });
+        self.pending.store(true, Ordering::Relaxed);
+        self.changed.notify_one();
+        if let Some(BlockedIn(waiters)) = letters.blocked_in {
+            // SAFETY: registered by the helper around a wait whose signal outlives it, and
+            // cleared under this lock before the wait returns (`block_in`).
+            unsafe { (*waiters).wake_waiters() };
+        }
+        true
+    }
+
+    /// On its helper's thread, before it blocks in a wait of `waiters` that reads this
+    /// mailbox under the wait's lock: a post wakes it there, whichever pool the wait
+    /// belongs to. Call [`unblock`](Self::unblock) with what this returns before the wait
+    /// returns, without that lock held (a post takes it under this mailbox's lock).
+    pub(crate) fn block_in(&self, waiters: &(dyn Waiters + 'static)) -> Outer {
+        Outer(
+            sync::lock(&self.letters)
+                .blocked_in
+                .replace(BlockedIn(waiters)),
+        )
+    }
+
+    /// The wait registered by `block_in` ends: the one it was entered in, if any (a letter
+    /// opened inside it), is registered again.
+    pub(crate) fn unblock(&self, outer: Outer) {
+        sync::lock(&self.letters).blocked_in = outer.0;
+    }
+
+    /// On its helper's thread: opens the letters left here until `done()`, which only a
+    /// call to [`notify`](Self::notify) after it became true may end the wait for.
+    pub(crate) fn wait_until(&self, done: impl Fn() -> bool) {
+        // Deliberately broken: waits without opening the letters left meanwhile.
+        let deaf = crate::broken::variant!("deaf_broadcaster");
+        loop {
+            if !deaf {
+                self.open_all();
+            }
+            let letters = sync::lock(&self.letters);
+            if done() {
+                return;
+            }
+            if letters.queue.is_empty() || deaf {
+                drop(
+                    self.changed
+                        .wait(letters)
+                        .unwrap_or_else(|p| p.into_inner()),
+                );
+            }
+        }
+    }
+
+    /// Wakes the helper if it waits in `wait_until`.
+    pub(crate) fn notify(&self) {
+        let _letters = sync::lock(&self.letters);
+        self.changed.notify_one();
+    }
+
+    /// Opens every letter waiting, oldest first: whether there was any.
+    pub(crate) fn open_all(&self) -> bool {
+        let mut opened = false;
+        loop {
+            let next = {
+                let mut letters = sync::lock(&self.letters);
+                let next = letters.queue.pop_front();
+                self.pending
+                    .store(!letters.queue.is_empty(), Ordering::Relaxed);
+                next
+            };
+            let Some(mail) = next else {
+                return opened;
+            };
+            // SAFETY: each posted letter is popped, and so opened, once; its broadcast
+            // waits for it (`Letter::open`'s `# Safety`).
+            unsafe { (*mail.letter).open(mail.index) };
+            opened = true;
+        }
+    }
+}
+
+/// The mailboxes of a crew's helpers, from their spawn until they stop.
+#[derive(Default)]
+pub(crate) struct Mailboxes {
+    open: Mutex<Vec<Arc<Mailbox>>>,
+}
+
+impl Mailboxes {
+    /// Registers `mailbox`, its helper spawned, unless that helper stopped already (its
+    /// start hook panicked).
+    pub(crate) fn register(&self, mailbox: Arc<Mailbox>) {
+        let mut open = sync::lock(&self.open);
+        if !sync::lock(&mailbox.letters).closed {
+            open.push(mailbox);
+        }
+    }
+
+    /// Closes `mailbox` as its helper stops: nothing more is left there, and what was
+    /// left runs now.
+    pub(crate) fn close(&self, mailbox: &Arc<Mailbox>) {
+        let mut open = sync::lock(&self.open);
+        open.retain(|registered| !Arc::ptr_eq(registered, mailbox));
+        sync::lock(&mailbox.letters).closed = true;
+        drop(open);
+        mailbox.open_all();
+        forget_own();
+    }
+
+    /// The mailboxes of the helpers below `width`, this thread's own left out, by index.
+    pub(crate) fn targets(&self, width: usize) -> Vec<Arc<Mailbox>> {
+        let own = own();
+        let mut targets: Vec<Arc<Mailbox>> = sync::lock(&self.open)
+            .iter()
+            .filter(|open| {
+                open.helper < width && !own.as_ref().is_some_and(|own| Arc::ptr_eq(own, open))
+            })
+            .cloned()
+            .collect();
+        targets.sort_by_key(|target| target.helper);
+        targets
+    }
+}
+
+/// Makes `mailbox` this (helper) thread's own, for the fork generation `generation` its
+/// crew runs in (`open_own`), until `Mailboxes::close`.
+pub(crate) fn make_own(mailbox: &Arc<Mailbox>, generation: u64) {
+    OWN.with(|own| *own.borrow_mut() = Some((Arc::clone(mailbox), generation)));
+}
+
+/// Leaves `letter` in `mailbox` as participant `index`; if its helper stopped meanwhile,
+/// opens it here instead (a pool dropped while one of its spawned tasks broadcasts), so no
+/// call is lost.
+///
+/// # Safety
+///
+/// As `Letter::open`: `letter` lives until its broadcast saw every index it posted opened.
+pub(crate) unsafe fn post(mailbox: &Mailbox, letter: &(dyn Letter + '_), index: usize) {
+    // SAFETY: the lifetime is erased for the mailbox only; the caller keeps the letter
+    // alive until it was opened (this function's `# Safety`).
+    let erased: *const (dyn Letter + 'static) = unsafe { std::mem::transmute(letter) };
+    if !mailbox.post(erased, index) {
+        // SAFETY: not posted, so opened once, here.
+        unsafe { letter.open(index) };
+    }
+}
+
+sync::const_thread_local! {
+    /// This thread's own mailbox, if it is a helper, and the fork generation of its crew
+    /// (in a forked child, the parent's mailbox is not this thread's to read).
+    static OWN: RefCell<Option<(Arc<Mailbox>, u64)>> = RefCell::new(None);
+}
+
+/// Forgets the thread's own mailbox (its helper stops).
+pub(crate) fn forget_own() {
+    let own = OWN.try_with(|own| own.borrow_mut().take());
+    drop(own);
+}
+
+/// This thread's own mailbox, if it is a helper of the current fork generation (none in
+/// a thread-local's destructor run after the mailbox's own was dropped).
+pub(crate) fn own() -> Option<Arc<Mailbox>> {
+    OWN.try_with(|own| match &*own.borrow() {
+        Some((mailbox, generation)) if *generation == fork::generation() => {
+            Some(Arc::clone(mailbox))
+        }
+        _ => None,
+    })
+    .ok()
+    .flatten()
+}
+
+/// Opens the letters waiting for this thread, if it is a helper with any: whether there
+/// were any (`yield_now`).
+pub(crate) fn open_own() -> bool {
+    own().is_some_and(|own| own.open_all())
+}
