@@ -1,8 +1,10 @@
-//! `broadcast`: rayon's `broadcast`, one call on each of a pool's threads (README
-//! "Broadcasts"): the calling thread runs participant 0, and a letter in each other
-//! helper's mailbox (`mail.rs`) runs the others, on their threads.
+//! `broadcast` and `spawn_broadcast`: rayon's, one call on each of a pool's threads (README
+//! "Broadcasts"). A broadcast's calling thread runs participant 0, and a letter in each
+//! other helper's mailbox (`mail.rs`) runs the others, on their threads; a spawned one
+//! leaves a call in each helper's mailbox and returns.
 
 use crate::current;
+use crate::detached;
 use crate::fork;
 use crate::mail::{self, Letter, Mailbox};
 use crate::shared::Shared;
@@ -122,7 +124,7 @@ where
 {
     // In a forked child, the parent's helpers do not exist: this thread is the only one.
     let targets = if fork::generation() == shared.generation {
-        shared.mail.targets(shared.width())
+        shared.mail.targets(shared.width(), false)
     } else {
         Vec::new()
     };
@@ -173,4 +175,55 @@ where
         panic::resume_unwind(payload);
     }
     results
+}
+
+/// A pointer to the shared state of the crew whose helper opens a spawned broadcast's call.
+struct CrewOf(*const Shared);
+
+// SAFETY: the call is opened by its target helper, which holds its crew's `Arc<Shared>`
+// while it runs, or, refused by a helper that stopped, by the spawner, which borrows it.
+unsafe impl Send for CrewOf {}
+
+/// Leaves a call of `op` in the mailbox of each of `shared`'s pool's helpers below its width
+/// that serve (this one included, if it is one) and returns: each runs it on its own
+/// thread, as participant 0, 1, ... by helper index, once it is between tasks. With none
+/// (a pool of one thread), runs it here, now. A panic in a call goes to the pool's panic
+/// handler, else aborts the process.
+pub(crate) fn spawn_broadcast_in<OP>(shared: &Shared, op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    let targets = if fork::generation() == shared.generation {
+        shared.mail.targets(shared.width(), true)
+    } else {
+        Vec::new()
+    };
+    let context = |index, num_threads| BroadcastContext {
+        index,
+        num_threads,
+        _on_this_thread: PhantomData,
+    };
+    if targets.is_empty() {
+        current::with(shared, || {
+            detached::run_as_spawned(shared, || op(context(0, 1)))
+        });
+        return;
+    }
+    let num_threads = targets.len();
+    let op = std::sync::Arc::new(op);
+    for (index, target) in targets.iter().enumerate() {
+        let op = std::sync::Arc::clone(&op);
+        let crew = CrewOf(shared);
+        let call = Box::new(move || {
+            let crew = crew;
+            // SAFETY: as `CrewOf`'s `Send`: the crew's shared state outlives this call.
+            let shared = unsafe { &*crew.0 };
+            current::with(shared, || {
+                detached::run_as_spawned(shared, || op(context(index, num_threads)));
+            });
+            shared.mail.spawned_done();
+        });
+        shared.mail.post_spawned(target, call);
+    }
+    shared.signal.wake_all();
 }

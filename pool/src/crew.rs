@@ -209,9 +209,9 @@ impl Crew {
 }
 
 impl Drop for Crew {
-    /// Stops every helper, and joins them unless spawned tasks run. A helper stops only
-    /// once no permit is left for it (README "Spawns"), so spawned tasks still queued run
-    /// first: while any is queued or running, the helpers are left to run them and stop
+    /// Stops every helper, and joins them unless spawned tasks (or spawned broadcasts'
+    /// calls) run. A helper stops only once no permit or letter is left for it (README
+    /// "Spawns", "Broadcasts"), so spawned tasks still queued run first: while any is queued or running, the helpers are left to run them and stop
     /// on their own, as rayon's pool does (a task may be waiting for the thread that drops
     /// the pool). So too where it is dropped on one of its helpers (a spawned task held
     /// the last handle): another helper may be waiting for this one.
@@ -220,7 +220,8 @@ impl Drop for Crew {
         let this = thread::current().id();
         let handles = std::mem::take(&mut *sync::lock(&self.threads));
         let on_a_helper = handles.iter().any(|handle| handle.thread().id() == this);
-        if !on_a_helper && !detached::busy(&self.shared) {
+        let spawned_busy = detached::busy(&self.shared) || self.shared.mail.spawned_pending();
+        if !on_a_helper && !spawned_busy {
             for handle in handles {
                 let _ = handle.join();
             }

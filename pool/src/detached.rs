@@ -3,6 +3,7 @@
 //! spawned tasks; a helper stops only once no permit is left, so dropping the pool runs
 //! the tasks still queued.
 
+use crate::in_task::as_task;
 use crate::scope::Scope;
 use crate::shared::{PanicHandler, Shared};
 
@@ -23,6 +24,12 @@ pub(crate) fn keep_in(shared: &Shared, panic_handler: Option<PanicHandler>) {
 /// one), it runs now on this thread.
 pub(crate) fn spawn_in(shared: &Shared, task: impl FnOnce() + Send + 'static) {
     detached(shared).spawn(move |_| task());
+}
+
+/// Runs `task` here as a task spawned on `shared`'s pool: its panic goes to the pool's
+/// panic handler, else aborts the process (`spawn_broadcast`'s calls).
+pub(crate) fn run_as_spawned(shared: &Shared, task: impl FnOnce()) {
+    as_task(|| detached(shared).run_spawned(move |_| task()));
 }
 
 /// Whether a task is queued in `shared`'s pool, or a helper is running one.

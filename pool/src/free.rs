@@ -1,7 +1,7 @@
 //! The free functions of fork-join, on the current pool (README "Joining"): the pool whose
 //! task, helper or `install` the thread is in, else the default pool.
 
-use crate::broadcast::{broadcast_in, BroadcastContext};
+use crate::broadcast::{broadcast_in, spawn_broadcast_in, BroadcastContext};
 use crate::current;
 use crate::default_pool;
 use crate::detached::spawn_in;
@@ -191,6 +191,36 @@ where
         Some(shared) => broadcast_in(shared, op),
         None => default_pool::get().broadcast(op),
     })
+}
+
+/// rayon's `spawn_broadcast`: leaves a call of `op` for each helper of the current pool
+/// (see [`join`]) and returns at once; each helper below the pool's width runs it on its
+/// own thread once it is between tasks (this thread too, if it is one of them), its index
+/// the helper's rank among them. Nothing spawned runs on its spawner while a helper can
+/// take it, so the calls are one fewer than the pool's threads (rayon's: one per thread);
+/// with no helper (a pool of one thread), `op` runs here and now, as [`spawn`]'s task does.
+/// A panic goes to the pool's panic handler, else aborts the process; a pool dropped with
+/// calls left returns at once, and its helpers run them before they stop.
+///
+/// ```
+/// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let tx = std::sync::Mutex::new(tx);
+/// pool.install(|| {
+///     rayforce_pool::spawn_broadcast(move |ctx| {
+///         tx.lock().unwrap().send((ctx.index(), ctx.num_threads())).unwrap();
+///     });
+/// });
+/// assert_eq!(rx.recv().unwrap(), (0, 1));
+/// ```
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    current::map(|shared| match shared {
+        Some(shared) => spawn_broadcast_in(shared, op),
+        None => default_pool::get().spawn_broadcast(op),
+    });
 }
 
 /// The most threads a pool may have ([`MAX_WIDTH`](crate::MAX_WIDTH)), as rayon's

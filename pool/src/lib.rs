@@ -75,7 +75,7 @@ pub use builder::{BuildError as ThreadPoolBuildError, PoolBuilder as ThreadPoolB
 pub use fork_once::ForkOnceCell;
 pub use free::{
     broadcast, current_num_threads, in_place_scope, in_place_scope_fifo, join, max_num_threads,
-    scope, scope_fifo, spawn, spawn_fifo,
+    scope, scope_fifo, spawn, spawn_broadcast, spawn_fifo,
 };
 pub use join_context::{join_context, FnContext};
 pub use limits::MAX_WIDTH;

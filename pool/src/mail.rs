@@ -4,7 +4,7 @@
 //! for a broadcast, in `yield_now`.
 
 use crate::fork;
-use crate::sync::{self, Arc, AtomicBool, Condvar, Mutex, Ordering};
+use crate::sync::{self, Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
@@ -20,15 +20,36 @@ pub(crate) trait Letter: Sync {
     unsafe fn open(&self, index: usize);
 }
 
-/// A letter and the index it carries, in a mailbox.
-struct Mail {
-    letter: *const (dyn Letter + 'static),
-    index: usize,
+/// A call left in a mailbox.
+enum Mail {
+    /// A broadcast's, which waits for it: its letter and the index it carries.
+    Borrowed {
+        letter: *const (dyn Letter + 'static),
+        index: usize,
+    },
+    /// A spawned broadcast's, which owns what it runs (`spawn_broadcast`).
+    Owned(Box<dyn FnOnce() + Send>),
 }
 
 // SAFETY: a `Letter` is `Sync`, and the broadcast that posted it keeps it alive until it
-// was opened (`Letter::open`'s `# Safety`), on whichever thread opens it.
+// was opened (`Letter::open`'s `# Safety`), on whichever thread opens it; an owned call is
+// `Send`.
 unsafe impl Send for Mail {}
+
+impl Mail {
+    /// Runs the call.
+    ///
+    /// # Safety
+    ///
+    /// Once: a borrowed letter is opened once per index posted (`Letter::open`).
+    unsafe fn open(self) {
+        match self {
+            // SAFETY: as this function's `# Safety`.
+            Mail::Borrowed { letter, index } => unsafe { (*letter).open(index) },
+            Mail::Owned(call) => call(),
+        }
+    }
+}
 
 /// What wakes a thread blocked in a wait (`Mailbox::block_in`): its signal's `wake_waiters`.
 pub(crate) trait Waiters {
@@ -64,6 +85,8 @@ struct Letters {
 pub(crate) struct Mailbox {
     /// The helper's index (1-based).
     helper: usize,
+    /// The fork generation its helper runs in: a child forked inside a call opens no more.
+    generation: u64,
     letters: Mutex<Letters>,
     /// Whether `letters` holds any: a hint read outside the lock by a waiting helper. The
     /// letters themselves are read under the lock. A helper about to block reads the hint
@@ -80,10 +103,11 @@ pub(crate) struct Mailbox {
 
 impl Mailbox {
     /// Helper `helper`'s mailbox, empty (0: a broadcaster's that is no helper, where it
-    /// only waits).
+    /// only waits), for the fork generation it runs in.
     pub(crate) fn new(helper: usize) -> Mailbox {
         Mailbox {
             helper,
+            generation: fork::generation(),
             letters: Mutex::new(Letters::default()),
             pending: AtomicBool::new(false),
             changed: Condvar::new(),
@@ -96,14 +120,13 @@ impl Mailbox {
         self.pending.load(Ordering::Relaxed)
     }
 
-    /// Leaves `letter` for this helper as participant `index`; `false` if the helper
-    /// stopped, and the letter was not left.
-    fn post(&self, letter: *const (dyn Letter + 'static), index: usize) -> bool {
+    /// Leaves `mail` for this helper; gives it back if the helper stopped.
+    fn post(&self, mail: Mail) -> Result<(), Mail> {
         let mut letters = sync::lock(&self.letters);
         if letters.closed {
-            return false;
+            return Err(mail);
         }
-        letters.queue.push_back(Mail { letter, index });
+        letters.queue.push_back(mail);
         self.pending.store(true, Ordering::Relaxed);
         self.changed.notify_one();
         if let Some(BlockedIn(waiters)) = letters.blocked_in {
@@ -111,7 +134,7 @@ impl Mailbox {
             // cleared under this lock before the wait returns (`block_in`).
             unsafe { (*waiters).wake_waiters() };
         }
-        true
+        Ok(())
     }
 
     /// On its helper's thread, before it blocks in a wait of `waiters` that reads this
@@ -161,10 +184,15 @@ impl Mailbox {
         self.changed.notify_one();
     }
 
-    /// Opens every letter waiting, oldest first: whether there was any.
+    /// Opens every letter waiting, oldest first: whether there was any. In a child forked
+    /// inside a call, none more: the lock may have been held by another of the parent's
+    /// threads.
     pub(crate) fn open_all(&self) -> bool {
         let mut opened = false;
         loop {
+            if fork::generation() != self.generation {
+                return opened;
+            }
             let next = {
                 let mut letters = sync::lock(&self.letters);
                 let next = letters.queue.pop_front();
@@ -177,7 +205,7 @@ impl Mailbox {
             };
             // SAFETY: each posted letter is popped, and so opened, once; its broadcast
             // waits for it (`Letter::open`'s `# Safety`).
-            unsafe { (*mail.letter).open(mail.index) };
+            unsafe { mail.open() };
             opened = true;
         }
     }
@@ -187,6 +215,9 @@ impl Mailbox {
 #[derive(Default)]
 pub(crate) struct Mailboxes {
     open: Mutex<Vec<Arc<Mailbox>>>,
+    /// Spawned broadcasts' calls posted and not yet returned: while any is, a dropped pool
+    /// does not wait for its helpers (a call may wait for the dropping thread).
+    spawned: AtomicUsize,
 }
 
 impl Mailboxes {
@@ -210,9 +241,10 @@ impl Mailboxes {
         forget_own();
     }
 
-    /// The mailboxes of the helpers below `width`, this thread's own left out, by index.
-    pub(crate) fn targets(&self, width: usize) -> Vec<Arc<Mailbox>> {
-        let own = own();
+    /// The mailboxes of the helpers below `width`, by index; this thread's own left out
+    /// unless `with_own`.
+    pub(crate) fn targets(&self, width: usize, with_own: bool) -> Vec<Arc<Mailbox>> {
+        let own = own().filter(|_| !with_own);
         let mut targets: Vec<Arc<Mailbox>> = sync::lock(&self.open)
             .iter()
             .filter(|open| {
@@ -222,6 +254,27 @@ impl Mailboxes {
             .collect();
         targets.sort_by_key(|target| target.helper);
         targets
+    }
+
+    /// Leaves `call`, a spawned broadcast's, in `mailbox`; if its helper stopped meanwhile,
+    /// runs it here instead. `call` counts itself done with [`spawned_done`](Self::spawned_done).
+    pub(crate) fn post_spawned(&self, mailbox: &Mailbox, call: Box<dyn FnOnce() + Send>) {
+        // Relaxed: a hint for a drop (`spawned_pending`); the call runs whatever it reads.
+        self.spawned.fetch_add(1, Ordering::Relaxed);
+        if let Err(refused) = mailbox.post(Mail::Owned(call)) {
+            // SAFETY: an owned call, not posted: run once, here.
+            unsafe { refused.open() };
+        }
+    }
+
+    /// A spawned broadcast's call returned.
+    pub(crate) fn spawned_done(&self) {
+        self.spawned.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Whether a spawned broadcast's call is posted and has not returned.
+    pub(crate) fn spawned_pending(&self) -> bool {
+        self.spawned.load(Ordering::Relaxed) != 0
     }
 }
 
@@ -241,10 +294,10 @@ pub(crate) fn make_own(mailbox: &Arc<Mailbox>, generation: u64) {
 pub(crate) unsafe fn post(mailbox: &Mailbox, letter: &(dyn Letter + '_), index: usize) {
     // SAFETY: the lifetime is erased for the mailbox only; the caller keeps the letter
     // alive until it was opened (this function's `# Safety`).
-    let erased: *const (dyn Letter + 'static) = unsafe { std::mem::transmute(letter) };
-    if !mailbox.post(erased, index) {
+    let letter: *const (dyn Letter + 'static) = unsafe { std::mem::transmute(letter) };
+    if let Err(refused) = mailbox.post(Mail::Borrowed { letter, index }) {
         // SAFETY: not posted, so opened once, here.
-        unsafe { letter.open(index) };
+        unsafe { refused.open() };
     }
 }
 

@@ -1,7 +1,7 @@
 //! `Pool`: a fixed set of helper threads; `dispatch` runs tasks `0..n` with the caller as
 //! worker 0 and wakes only the helpers the tasks can use. Protocol: `README.md`.
 
-use crate::broadcast::{broadcast_in, BroadcastContext};
+use crate::broadcast::{broadcast_in, spawn_broadcast_in, BroadcastContext};
 use crate::caller::Caller;
 use crate::crew::{Crew, HelperSetup, StartError};
 use crate::current;
@@ -572,6 +572,29 @@ impl Pool {
     {
         let shared = &self.crew_for_joins().shared;
         current::with(shared, || broadcast_in(shared, op))
+    }
+
+    /// Runs `op` once on each of this pool's helpers and returns at once, as rayon's
+    /// `ThreadPool::spawn_broadcast` (see [`rayforce_pool::spawn_broadcast`](crate::spawn_broadcast)):
+    /// each helper below the width runs one call on its own thread once it is between
+    /// tasks; with no helper, `op` runs here and now. A panic goes to the pool's panic
+    /// handler, else aborts the process.
+    ///
+    /// ```
+    /// let pool = rayforce_pool::Pool::builder().workers(3).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
+    /// let mut indices: Vec<usize> = rx.iter().take(2).collect();
+    /// indices.sort();
+    /// assert_eq!(indices, [0, 1]);
+    /// ```
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        let shared = &self.crew_for_joins().shared;
+        spawn_broadcast_in(shared, op);
     }
 
     /// rayon's `ThreadPool::yield_now`: [`yield_now`](crate::yield_now) if this thread is

@@ -377,7 +377,7 @@ impl<'scope> Scope<'scope> {
     /// Runs a spawned task, keeping its panic for the scope's owner; in the pool's detached
     /// scope, handing it to the pool's panic handler, else aborting the process (rayon's
     /// `spawn`).
-    fn run_spawned(&self, task: impl FnOnce(&Scope<'scope>)) {
+    pub(crate) fn run_spawned(&self, task: impl FnOnce(&Scope<'scope>)) {
         if self.detached && self.panic_handler.is_none() {
             let guard = AbortOnUnwind("a task spawned by `spawn`");
             task(self);

@@ -3,7 +3,10 @@
 //! is not among them), from several threads at once, nested in its own calls, at the
 //! leaves of joins and dispatches whose helpers wait meanwhile; a panic resumes once every
 //! call returned; a helper whose start hook panicked is left out; a narrowed pool
-//! broadcasts on its narrow width; rayon's own broadcast tests pass as written.
+//! broadcasts on its narrow width; rayon's own broadcast tests pass as written. A spawned
+//! broadcast runs once on each helper (the spawning one too) and returns at once; on a pool
+//! of one thread it runs on the spawner; its panics go to the panic handler; a pool dropped
+//! with calls left returns, and its helpers run them.
 #![cfg(not(rayforce_loom))] // real threads
 
 use rayforce_pool::{BroadcastContext, Pool};
@@ -278,6 +281,108 @@ fn a_helper_yielding_in_a_task_runs_its_broadcast_call() {
         .expect("the yielding helper ran its broadcast call");
 }
 
+#[test]
+fn a_spawned_broadcast_runs_once_on_each_helper_and_returns_at_once() {
+    let pool = pool(4);
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    let gate = Arc::new(std::sync::Barrier::new(4));
+    let waiting = Arc::clone(&gate);
+    // Each call waits for the spawner: the spawn returned before any could finish.
+    pool.spawn_broadcast(move |ctx| {
+        waiting.wait();
+        tx.lock().unwrap().send(where_it_ran(ctx)).unwrap();
+    });
+    gate.wait();
+    let mut ran: Vec<_> = rx.iter().take(3).collect();
+    ran.sort_by_key(|&(index, _, _)| index);
+    assert_once_per_thread(&ran, 3);
+    assert!(ran.iter().all(|&(_, _, t)| t != thread::current().id()));
+}
+
+#[test]
+fn a_spawned_broadcast_on_a_pool_of_one_runs_on_the_spawner() {
+    let pool = pool(1);
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&ran);
+    pool.spawn_broadcast(move |ctx| record.lock().unwrap().push(where_it_ran(ctx)));
+    assert_eq!(*ran.lock().unwrap(), [(0, 1, thread::current().id())]);
+}
+
+#[test]
+fn a_spawned_broadcast_from_a_helper_reaches_it_too() {
+    let pool = Arc::new(pool(3));
+    let (tx, rx) = mpsc::channel();
+    let spawning = Arc::clone(&pool);
+    pool.spawn(move || {
+        let tx = Mutex::new(tx);
+        let me = thread::current().id();
+        rayforce_pool::spawn_broadcast(move |ctx| {
+            tx.lock().unwrap().send((where_it_ran(ctx), me)).unwrap();
+        });
+        drop(spawning);
+    });
+    let ran: Vec<_> = rx.iter().take(2).collect();
+    let mut calls: Vec<_> = ran.iter().map(|&(call, _)| call).collect();
+    calls.sort_by_key(|&(index, _, _)| index);
+    assert_once_per_thread(&calls, 2);
+    let spawner = ran[0].1;
+    assert!(
+        calls.iter().any(|&(_, _, t)| t == spawner),
+        "the spawning helper ran one"
+    );
+}
+
+#[test]
+fn a_spawned_broadcasts_panics_go_to_the_panic_handler() {
+    let (panics, caught) = mpsc::channel();
+    let panics = Mutex::new(panics);
+    let pool = Pool::builder()
+        .workers(3)
+        .panic_handler(move |payload| panics.lock().unwrap().send(payload).unwrap())
+        .build()
+        .unwrap();
+    pool.spawn_broadcast(|ctx| panic!("call {}", ctx.index()));
+    let mut messages: Vec<String> = (0..2)
+        .map(|_| {
+            *caught
+                .recv_timeout(PATIENCE)
+                .unwrap()
+                .downcast::<String>()
+                .unwrap()
+        })
+        .collect();
+    messages.sort();
+    assert_eq!(messages, ["call 0", "call 1"]);
+}
+
+#[test]
+fn a_pool_dropped_with_spawned_calls_left_returns_and_its_helpers_run_them() {
+    let pool = pool(3);
+    let (release, released) = mpsc::channel::<()>();
+    let released = Arc::new(Mutex::new(released));
+    let (tx, rx) = mpsc::channel();
+    let tx = Mutex::new(tx);
+    // Each call waits for the thread that drops the pool.
+    pool.spawn_broadcast(move |ctx| {
+        released.lock().unwrap().recv().unwrap();
+        tx.lock().unwrap().send(ctx.index()).unwrap();
+    });
+    let (dropped, drop_returned) = mpsc::channel();
+    thread::spawn(move || {
+        drop(pool);
+        dropped.send(()).unwrap();
+    });
+    drop_returned
+        .recv_timeout(PATIENCE)
+        .expect("the drop returned without waiting for the calls");
+    release.send(()).unwrap();
+    release.send(()).unwrap();
+    let mut indices: Vec<usize> = rx.iter().take(2).collect();
+    indices.sort();
+    assert_eq!(indices, [0, 1]);
+}
+
 // rayon's own broadcast tests (rayon-core's, beside its broadcast module), changed only in
 // their paths: the pool's width counts the caller, so each count below holds as in rayon.
 
@@ -351,4 +456,36 @@ fn rayon_broadcast_panic_one_and_many() {
         assert_eq!(count.into_inner(), 7);
         assert!(result.is_err(), "broadcast panic should propagate!");
     }
+}
+
+#[test]
+fn rayon_par_bridge_recursion() {
+    // rayon's own `par_bridge_recursion` test.
+    use rayforce_pool::prelude::*;
+    use std::iter::once_with;
+
+    const N: usize = 100_000;
+
+    let pool = rayforce_pool::ThreadPoolBuilder::new()
+        .num_threads(10)
+        .build()
+        .unwrap();
+
+    let seq: Vec<_> = (0..N).map(|i| (i, i.to_string())).collect();
+
+    pool.broadcast(|_| {
+        let mut par: Vec<_> = (0..N)
+            .into_par_iter()
+            .flat_map(|i| {
+                once_with(move || {
+                    // Using rayon within the serial iterator creates an opportunity for
+                    // work-stealing to make par_bridge's mutex accidentally recursive.
+                    rayforce_pool::join(move || i, move || i.to_string())
+                })
+                .par_bridge()
+            })
+            .collect();
+        par.par_sort_unstable();
+        assert_eq!(seq, par);
+    });
 }
