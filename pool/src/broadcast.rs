@@ -23,15 +23,18 @@ pub struct BroadcastContext<'a> {
 }
 
 impl BroadcastContext<'_> {
-    /// This call's index among the broadcast's, from 0 (the calling thread) to
-    /// [`num_threads`](Self::num_threads) less one.
+    /// This call's index among the broadcast's, from 0 to
+    /// [`num_threads`](Self::num_threads) less one: for [`broadcast`](crate::broadcast),
+    /// 0 is the calling thread; for [`spawn_broadcast`](crate::spawn_broadcast), the
+    /// lowest helper.
     #[must_use]
     pub fn index(&self) -> usize {
         self.index
     }
 
-    /// How many threads the broadcast runs on: the calling thread and the pool's other
-    /// helpers that serve, up to its width.
+    /// How many threads the broadcast runs on: for [`broadcast`](crate::broadcast), the
+    /// calling thread and the pool's other helpers that serve, up to its width; for
+    /// [`spawn_broadcast`](crate::spawn_broadcast), those helpers (with none, the spawner).
     #[must_use]
     pub fn num_threads(&self) -> usize {
         self.num_threads
@@ -74,13 +77,10 @@ where
 {
     /// Runs participant `index`'s call, keeping its outcome.
     fn run(&self, index: usize) {
-        let context = BroadcastContext {
-            index,
-            num_threads: self.num_threads,
-            _on_this_thread: PhantomData,
-        };
         let outcome = current::with(self.shared, || {
-            panic::catch_unwind(AssertUnwindSafe(|| (self.op)(context)))
+            panic::catch_unwind(AssertUnwindSafe(|| {
+                (self.op)(context(index, self.num_threads))
+            }))
         });
         if self.num_threads > 1 && fork::generation() != self.shared.generation {
             // The call forked, and this is the child: the broadcast's other threads exist
@@ -186,9 +186,9 @@ unsafe impl Send for CrewOf {}
 
 /// Leaves a call of `op` in the mailbox of each of `shared`'s pool's helpers below its width
 /// that serve (this one included, if it is one) and returns: each runs it on its own
-/// thread, as participant 0, 1, ... by helper index, once it is between tasks. With none
-/// (a pool of one thread), runs it here, now. A panic in a call goes to the pool's panic
-/// handler, else aborts the process.
+/// thread, as participant 0, 1, ... by helper index, wherever it next waits in the pool.
+/// With none (a pool of one thread), runs it here, now. A panic in a call goes to the
+/// pool's panic handler, else aborts the process.
 pub(crate) fn spawn_broadcast_in<OP>(shared: &Shared, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
@@ -198,32 +198,53 @@ where
     } else {
         Vec::new()
     };
-    let context = |index, num_threads| BroadcastContext {
-        index,
-        num_threads,
-        _on_this_thread: PhantomData,
-    };
     if targets.is_empty() {
-        current::with(shared, || {
-            detached::run_as_spawned(shared, || op(context(0, 1)))
-        });
+        let call = move || op(context(0, 1));
+        current::with(shared, || detached::run_as_spawned(shared, call));
         return;
     }
     let num_threads = targets.len();
-    let op = std::sync::Arc::new(op);
+    // The last call takes the spawner's handle: only calls drop `op`.
+    let mut shared_op = Some(std::sync::Arc::new(op));
+    let mut refused = Vec::new();
     for (index, target) in targets.iter().enumerate() {
-        let op = std::sync::Arc::clone(&op);
+        let op = if index + 1 == num_threads {
+            shared_op.take()
+        } else {
+            shared_op.clone()
+        }
+        .expect("the spawner's handle is taken by the last call");
         let crew = CrewOf(shared);
         let call = Box::new(move || {
             let crew = crew;
             // SAFETY: as `CrewOf`'s `Send`: the crew's shared state outlives this call.
             let shared = unsafe { &*crew.0 };
-            current::with(shared, || {
-                detached::run_as_spawned(shared, || op(context(index, num_threads)));
-            });
-            shared.mail.spawned_done();
+            // `op`'s handle moves into the call, so its drop runs under the panic route too.
+            let call = move || op(context(index, num_threads));
+            current::with(shared, || detached::run_as_spawned(shared, call));
+            if fork::generation() != shared.generation {
+                // The call forked, and this is the child: whatever wait this thread opened
+                // it in belongs to the parent.
+                fork::abort_child("spawn_broadcast");
+            }
+            detached::count_call(shared, false);
         });
-        shared.mail.post_spawned(target, call);
+        detached::count_call(shared, true);
+        refused.extend(mail::post_spawned(target, call));
     }
     shared.signal.wake_all();
+    // Helpers that stopped meanwhile (the pool is being dropped): their calls run here,
+    // after every other was posted.
+    for call in refused {
+        call();
+    }
+}
+
+/// Participant `index` of `num_threads`' context.
+fn context<'a>(index: usize, num_threads: usize) -> BroadcastContext<'a> {
+    BroadcastContext {
+        index,
+        num_threads,
+        _on_this_thread: PhantomData,
+    }
 }

@@ -123,6 +123,7 @@ pub struct PoolBuilder {
     tunables: Option<Box<Tunables>>,
     counts: Option<Box<CpuCounts>>,
     on_start: Option<ThreadStart>,
+    on_exit: Option<ThreadStart>,
     panic_handler: Option<PanicHandler>,
     /// Helper k's name, asked for each helper the widest pool has, at `build`.
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
@@ -341,6 +342,36 @@ impl PoolBuilder {
         self.on_thread_start(hook)
     }
 
+    /// Runs `hook(k)` on helper k (1-based) as it stops, once the pool was dropped and the
+    /// helper ran what was left for it (not in a forked child, where the parent's helpers
+    /// do not run, nor on a helper whose start hook panicked). A panic in `hook` goes to the
+    /// [`panic_handler`](Self::panic_handler), else aborts the process, as rayon's.
+    ///
+    /// ```
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// let pool = rayforce_pool::Pool::builder()
+    ///     .workers(3)
+    ///     .on_thread_exit(move |k| tx.lock().unwrap().send(k).unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// pool.install(|| ()); // the helpers start on first use
+    /// drop(pool); // joins the helpers, each of which ran the hook
+    /// let mut exited: Vec<usize> = rx.try_iter().collect();
+    /// exited.sort();
+    /// assert_eq!(exited, [1, 2]);
+    /// ```
+    pub fn on_thread_exit(mut self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.on_exit = Some(Arc::new(Box::new(hook)));
+        self
+    }
+
+    /// rayon's name for [`on_thread_exit`](Self::on_thread_exit): `hook(k)` runs on helper k
+    /// (the pool's thread k: the caller is 0) as it stops.
+    pub fn exit_handler(self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.on_thread_exit(hook)
+    }
+
     /// Names helper k `name(k)` (the pool's thread k, from 1: the caller, thread 0, keeps
     /// its own name), as rayon's `thread_name`. `build` asks for the names of every helper
     /// the pool may have at its widths then; a helper past them (the pool widened since)
@@ -492,6 +523,7 @@ impl PoolBuilder {
         }
         let setup = HelperSetup {
             on_start,
+            on_exit: self.on_exit,
             panic_handler: self.panic_handler,
             names,
             stack_size: self.stack_size,

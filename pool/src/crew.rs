@@ -19,6 +19,8 @@ use crate::worker;
 pub(crate) struct HelperSetup {
     /// Runs on helper k as it starts.
     pub(crate) on_start: Option<ThreadStart>,
+    /// Runs on helper k as it stops (not in a forked child, nor after a start that failed).
+    pub(crate) on_exit: Option<ThreadStart>,
     /// Takes a spawned task's panic (`detached.rs`).
     pub(crate) panic_handler: Option<PanicHandler>,
     /// Helper k's name is `names[k - 1]`; past the list (a pool that widened since it was
@@ -95,7 +97,7 @@ impl Crew {
         while threads.len() < target {
             let index = threads.len() + 1;
             let shared = Arc::clone(&self.shared);
-            let hook = setup.on_start.clone();
+            let hooks = (setup.on_start.clone(), setup.on_exit.clone());
             let counters = self.shared.counters.for_new_helper();
             let builder = setup.thread(index);
             let mailbox = Arc::new(Mailbox::new(index));
@@ -104,7 +106,7 @@ impl Crew {
             let starting = Passage::begin();
             match builder.spawn(move || {
                 starting.end(); // std has recorded the thread: forks may go on
-                worker::run(&shared, index, hook, &counters, own);
+                worker::run(&shared, index, hooks, &counters, own);
                 // `shared` may be the last handle, freed as this closure returns, before
                 // the thread's other thread-locals drop (a pool dropped while spawned
                 // tasks ran does not join its helpers): none may find it current then.
@@ -220,8 +222,7 @@ impl Drop for Crew {
         let this = thread::current().id();
         let handles = std::mem::take(&mut *sync::lock(&self.threads));
         let on_a_helper = handles.iter().any(|handle| handle.thread().id() == this);
-        let spawned_busy = detached::busy(&self.shared) || self.shared.mail.spawned_pending();
-        if !on_a_helper && !spawned_busy {
+        if !on_a_helper && !detached::busy(&self.shared) {
             for handle in handles {
                 let _ = handle.join();
             }

@@ -32,7 +32,14 @@ pub(crate) fn run_as_spawned(shared: &Shared, task: impl FnOnce()) {
     as_task(|| detached(shared).run_spawned(move |_| task()));
 }
 
-/// Whether a task is queued in `shared`'s pool, or a helper is running one.
+/// Counts a spawned broadcast's call on `shared`'s pool posted (`true`) or returned
+/// (`false`): while any is, a dropped pool does not wait for its helpers (`busy`).
+pub(crate) fn count_call(shared: &Shared, posted: bool) {
+    detached(shared).count_call(posted);
+}
+
+/// Whether a task is queued in `shared`'s pool, a helper is running one, or a spawned
+/// broadcast's call is posted and has not returned.
 pub(crate) fn busy(shared: &Shared) -> bool {
     detached(shared).busy()
 }

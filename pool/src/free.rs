@@ -170,8 +170,9 @@ where
 
 /// rayon's `broadcast`: runs `op` once on each thread of the current pool (see [`join`]),
 /// and returns the results by [`index`](BroadcastContext::index). This thread runs index 0;
-/// each of the pool's helpers below its width runs one more on its own thread, once it is
-/// between tasks (a helper waiting in the pool reads its broadcasts as it waits). Inside a
+/// each of the pool's helpers below its width runs one more on its own thread, wherever it
+/// next waits in the pool: between tasks, or blocked inside one (in a join, a dispatch, a
+/// scope, a broadcast or a yield), as rayon's threads do. Inside a
 /// task on one of the pool's helpers, that helper is index 0, and the thread whose region
 /// the task belongs to, busy in it, is left out unless it is a helper too (pool README
 /// "Broadcasts"). A panic in `op` resumes here once every call returned (the lowest
@@ -194,13 +195,15 @@ where
 }
 
 /// rayon's `spawn_broadcast`: leaves a call of `op` for each helper of the current pool
-/// (see [`join`]) and returns at once; each helper below the pool's width runs it on its
-/// own thread once it is between tasks (this thread too, if it is one of them), its index
+/// (see [`join`]) and returns; each helper below the pool's width runs it on its own
+/// thread wherever it next waits in the pool (this thread too, if it is one), its index
 /// the helper's rank among them. Nothing spawned runs on its spawner while a helper can
 /// take it, so the calls are one fewer than the pool's threads (rayon's: one per thread);
 /// with no helper (a pool of one thread), `op` runs here and now, as [`spawn`]'s task does.
 /// A panic goes to the pool's panic handler, else aborts the process; a pool dropped with
-/// calls left returns at once, and its helpers run them before they stop.
+/// calls left returns at once, and its helpers run them before they stop (a helper that
+/// stopped before its call was posted leaves it to the spawner, which runs it before it
+/// returns).
 ///
 /// ```
 /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();

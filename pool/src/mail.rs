@@ -4,7 +4,7 @@
 //! for a broadcast, in `yield_now`.
 
 use crate::fork;
-use crate::sync::{self, Arc, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{self, Arc, AtomicBool, Condvar, Mutex, Ordering};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
@@ -215,9 +215,6 @@ impl Mailbox {
 #[derive(Default)]
 pub(crate) struct Mailboxes {
     open: Mutex<Vec<Arc<Mailbox>>>,
-    /// Spawned broadcasts' calls posted and not yet returned: while any is, a dropped pool
-    /// does not wait for its helpers (a call may wait for the dropping thread).
-    spawned: AtomicUsize,
 }
 
 impl Mailboxes {
@@ -230,15 +227,13 @@ impl Mailboxes {
         }
     }
 
-    /// Closes `mailbox` as its helper stops: nothing more is left there, and what was
-    /// left runs now.
+    /// Closes `mailbox` as its helper saw the pool shut down (or never served): nothing
+    /// more is left there (a post is refused, and its poster opens it); what is left, the
+    /// helper still opens, as it waits once more.
     pub(crate) fn close(&self, mailbox: &Arc<Mailbox>) {
         let mut open = sync::lock(&self.open);
         open.retain(|registered| !Arc::ptr_eq(registered, mailbox));
         sync::lock(&mailbox.letters).closed = true;
-        drop(open);
-        mailbox.open_all();
-        forget_own();
     }
 
     /// The mailboxes of the helpers below `width`, by index; this thread's own left out
@@ -255,31 +250,23 @@ impl Mailboxes {
         targets.sort_by_key(|target| target.helper);
         targets
     }
+}
 
-    /// Leaves `call`, a spawned broadcast's, in `mailbox`; if its helper stopped meanwhile,
-    /// runs it here instead. `call` counts itself done with [`spawned_done`](Self::spawned_done).
-    pub(crate) fn post_spawned(&self, mailbox: &Mailbox, call: Box<dyn FnOnce() + Send>) {
-        // Relaxed: a hint for a drop (`spawned_pending`); the call runs whatever it reads.
-        self.spawned.fetch_add(1, Ordering::Relaxed);
-        if let Err(refused) = mailbox.post(Mail::Owned(call)) {
-            // SAFETY: an owned call, not posted: run once, here.
-            unsafe { refused.open() };
-        }
-    }
-
-    /// A spawned broadcast's call returned.
-    pub(crate) fn spawned_done(&self) {
-        self.spawned.fetch_sub(1, Ordering::Relaxed);
-    }
-
-    /// Whether a spawned broadcast's call is posted and has not returned.
-    pub(crate) fn spawned_pending(&self) -> bool {
-        self.spawned.load(Ordering::Relaxed) != 0
+/// Leaves `call`, a spawned broadcast's, in `mailbox`; gives it back if the helper stopped
+/// meanwhile (its poster then runs it).
+pub(crate) fn post_spawned(
+    mailbox: &Mailbox,
+    call: Box<dyn FnOnce() + Send>,
+) -> Option<Box<dyn FnOnce() + Send>> {
+    match mailbox.post(Mail::Owned(call)) {
+        Ok(()) => None,
+        Err(Mail::Owned(call)) => Some(call),
+        Err(Mail::Borrowed { .. }) => unreachable!("an owned call was posted"),
     }
 }
 
 /// Makes `mailbox` this (helper) thread's own, for the fork generation `generation` its
-/// crew runs in (`open_own`), until `Mailboxes::close`.
+/// crew runs in (`open_own`), until it stops (`forget_own`).
 pub(crate) fn make_own(mailbox: &Arc<Mailbox>, generation: u64) {
     OWN.with(|own| *own.borrow_mut() = Some((Arc::clone(mailbox), generation)));
 }

@@ -555,8 +555,8 @@ impl Pool {
     /// Runs `op` once on each of this pool's threads and returns the results by
     /// [`index`](BroadcastContext::index), as rayon's `ThreadPool::broadcast` (see
     /// [`rayforce_pool::broadcast`](crate::broadcast)): this thread runs index 0, and each
-    /// of the pool's helpers below its width runs one more, on its own thread, once it is
-    /// between tasks.
+    /// of the pool's helpers below its width runs one more, on its own thread, wherever it
+    /// next waits in the pool.
     ///
     /// ```
     /// let pool = rayforce_pool::Pool::builder().workers(3).build().unwrap();
@@ -574,11 +574,11 @@ impl Pool {
         current::with(shared, || broadcast_in(shared, op))
     }
 
-    /// Runs `op` once on each of this pool's helpers and returns at once, as rayon's
+    /// Runs `op` once on each of this pool's helpers and returns, as rayon's
     /// `ThreadPool::spawn_broadcast` (see [`rayforce_pool::spawn_broadcast`](crate::spawn_broadcast)):
-    /// each helper below the width runs one call on its own thread once it is between
-    /// tasks; with no helper, `op` runs here and now. A panic goes to the pool's panic
-    /// handler, else aborts the process.
+    /// each helper below the width runs one call on its own thread wherever it next waits
+    /// in the pool; with no helper, `op` runs here and now. A panic goes to the pool's
+    /// panic handler, else aborts the process.
     ///
     /// ```
     /// let pool = rayforce_pool::Pool::builder().workers(3).build().unwrap();

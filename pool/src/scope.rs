@@ -38,6 +38,10 @@ struct Queue<'scope> {
     /// permit only while fewer than the helpers it can reach hold permits or are counted
     /// here.
     draining: usize,
+    /// The pool's spawned broadcasts' calls posted and not returned (the detached scope's
+    /// only): counted here so that one locked read (`busy`) sees a call, or the task it
+    /// spawned before it returned.
+    calls: usize,
 }
 
 /// Where tasks are spawned, as rayon's `Scope`: made by [`scope`](crate::scope) or
@@ -157,6 +161,7 @@ impl<'scope> Scope<'scope> {
             queue: Mutex::new(Queue {
                 tasks: VecDeque::new(),
                 draining: 0,
+                calls: 0,
             }),
             slot: AtomicUsize::new(NO_SLOT),
             queued: AtomicUsize::new(0),
@@ -331,10 +336,21 @@ impl<'scope> Scope<'scope> {
         as_task(|| self.drain(false));
     }
 
-    /// Whether a task is queued here, or a helper is running one.
+    /// Counts a spawned broadcast's call posted (`true`) or returned (`false`).
+    pub(crate) fn count_call(&self, posted: bool) {
+        let mut queue = sync::lock(&self.queue);
+        if posted {
+            queue.calls += 1;
+        } else {
+            queue.calls -= 1;
+        }
+    }
+
+    /// Whether a task is queued here, a helper is running one, or a spawned broadcast's
+    /// call is posted and has not returned.
     pub(crate) fn busy(&self) -> bool {
         let queue = sync::lock(&self.queue);
-        !queue.tasks.is_empty() || queue.draining > 0
+        !queue.tasks.is_empty() || queue.draining > 0 || queue.calls > 0
     }
 
     /// Runs the first queued task on this thread, if there is one (a thread yielding to

@@ -3,6 +3,7 @@
 
 use crate::claim::ClaimHooks;
 use crate::current;
+use crate::detached;
 use crate::fork;
 use crate::in_task::mark_helper_thread;
 use crate::job::Job;
@@ -16,13 +17,15 @@ use crate::tasks::Participant;
 use crate::unwind::{self, AbortOnUnwind};
 use std::panic::{self, AssertUnwindSafe};
 
-/// Helper `index`'s life; it counts what it does in `counters`, its own, and reads the
-/// letters left in `own`, its mailbox, which it closes as it stops (but in a forked child,
-/// where it only forgets it).
+/// Helper `index`'s life, between its start and exit hooks, `hooks` (the exit hook's panic
+/// goes to the panic handler, else aborts); it counts what it does in `counters`, its own,
+/// and reads the
+/// letters left in `own`, its mailbox, which it closes at shutdown, then opens what is
+/// left before it stops (in a forked child it only forgets it).
 pub(crate) fn run(
     shared: &Shared,
     index: usize,
-    on_start: Option<ThreadStart>,
+    (on_start, on_exit): (Option<ThreadStart>, Option<ThreadStart>),
     counters: &Counters,
     own: Arc<Mailbox>,
 ) {
@@ -41,6 +44,7 @@ pub(crate) fn run(
         let failed = failure.is_some();
         if failed {
             shared.mail.close(&own); // never counted as serving
+            mail::forget_own();
         }
         shared.report_start(index, failure);
         if failed {
@@ -54,6 +58,7 @@ pub(crate) fn run(
     let mut cursor = index;
     let mut last_job: Option<(usize, Job)> = None;
     let mut left = Left::Nothing;
+    let mut closed = false;
     loop {
         let (slot, task, joinable, mut spun) = match (shared.signal).wait_for_permit(
             index,
@@ -74,7 +79,18 @@ pub(crate) fn run(
                     break;
                 }
                 own.open_all();
+                if forked_away.stop() {
+                    break; // a call forked: the child's only thread leaves the crew
+                }
                 left = Left::Nothing;
+                continue;
+            }
+            // Closed at the first shutdown seen, the mailbox takes no more letters (their
+            // posters open them), and the helper waits once more: for the letters left,
+            // and the permits of tasks their calls spawned.
+            Wait::Shutdown if !closed => {
+                shared.mail.close(&own);
+                closed = true;
                 continue;
             }
             Wait::Shutdown => break,
@@ -129,11 +145,12 @@ pub(crate) fn run(
         }
         shared.signal.detach(slot);
     }
-    if forked_away.stop() {
-        mail::forget_own(); // the parent's mailbox, whose lock another thread may hold
-    } else {
-        shared.mail.close(&own);
+    if let Some(hook) = on_exit.filter(|_| !forked_away.stop()) {
+        detached::run_as_spawned(shared, || hook(index));
     }
+    // In a forked child, the parent's mailbox is only forgotten: another thread may have
+    // held its lock.
+    mail::forget_own();
     guard.disarm();
 }
 

@@ -10,6 +10,7 @@
 #![cfg(not(rayforce_loom))] // real threads
 
 use rayforce_pool::{BroadcastContext, Pool};
+use std::any::Any;
 use std::collections::HashSet;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,6 +23,18 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 fn pool(workers: usize) -> Pool {
     Pool::builder().workers(workers).build().unwrap()
+}
+
+/// A pool of `workers` threads whose panic handler sends each payload to the receiver.
+fn pool_with_panics_caught(workers: usize) -> (Pool, mpsc::Receiver<Box<dyn Any + Send>>) {
+    let (panics, caught) = mpsc::channel();
+    let panics = Mutex::new(panics);
+    let pool = Pool::builder()
+        .workers(workers)
+        .panic_handler(move |payload| panics.lock().unwrap().send(payload).unwrap())
+        .build()
+        .unwrap();
+    (pool, caught)
 }
 
 /// Each call's index, thread count and thread.
@@ -335,13 +348,7 @@ fn a_spawned_broadcast_from_a_helper_reaches_it_too() {
 
 #[test]
 fn a_spawned_broadcasts_panics_go_to_the_panic_handler() {
-    let (panics, caught) = mpsc::channel();
-    let panics = Mutex::new(panics);
-    let pool = Pool::builder()
-        .workers(3)
-        .panic_handler(move |payload| panics.lock().unwrap().send(payload).unwrap())
-        .build()
-        .unwrap();
+    let (pool, caught) = pool_with_panics_caught(3);
     pool.spawn_broadcast(|ctx| panic!("call {}", ctx.index()));
     let mut messages: Vec<String> = (0..2)
         .map(|_| {
@@ -381,6 +388,42 @@ fn a_pool_dropped_with_spawned_calls_left_returns_and_its_helpers_run_them() {
     let mut indices: Vec<usize> = rx.iter().take(2).collect();
     indices.sort();
     assert_eq!(indices, [0, 1]);
+}
+
+#[test]
+fn a_panic_dropping_a_spawned_broadcasts_closure_goes_to_the_panic_handler() {
+    struct PanicsOnDrop;
+    impl Drop for PanicsOnDrop {
+        fn drop(&mut self) {
+            panic!("dropped");
+        }
+    }
+    let (pool, caught) = pool_with_panics_caught(3);
+    let owned = PanicsOnDrop;
+    pool.spawn_broadcast(move |_| {
+        let _kept = &owned;
+    });
+    let payload = caught.recv_timeout(PATIENCE).unwrap();
+    assert_eq!(*payload.downcast::<&str>().unwrap(), "dropped");
+    drop(pool);
+    assert!(caught.try_recv().is_err(), "dropped once");
+}
+
+#[test]
+fn a_pool_dropped_right_after_a_spawned_broadcast_runs_the_tasks_its_calls_spawn() {
+    for _ in 0..50 {
+        let pool = pool(3);
+        let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
+        pool.spawn_broadcast(move |ctx| {
+            let (tx, index) = (tx.lock().unwrap().clone(), ctx.index());
+            rayforce_pool::spawn(move || tx.send(index).unwrap());
+        });
+        drop(pool);
+        let mut indices: Vec<usize> = (0..2).map(|_| rx.recv_timeout(PATIENCE).unwrap()).collect();
+        indices.sort();
+        assert_eq!(indices, [0, 1]);
+    }
 }
 
 // rayon's own broadcast tests (rayon-core's, beside its broadcast module), changed only in

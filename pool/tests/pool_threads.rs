@@ -1,7 +1,8 @@
 //! rayon's thread settings on the builder: `thread_name(f)` names helper k `f(k)` (the
 //! pool's thread k, from 1), also a wide helper started later; `stack_size(n)` gives every
 //! helper a stack of `n` bytes; `start_handler` is `on_thread_start`; a name with a NUL
-//! byte fails the build.
+//! byte fails the build; `exit_handler` runs on each helper as the dropped pool stops it,
+//! its panic going to the panic handler.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::ThreadPoolBuilder;
@@ -95,4 +96,36 @@ fn helpers_get_the_stack_size_asked_for() {
         .start_handler(deep)
         .build();
     assert_eq!(pool.unwrap().current_num_threads(), 3);
+}
+
+#[test]
+fn exit_handler_runs_on_each_helper_as_it_stops_and_its_panic_goes_to_the_handler() {
+    let seen = Seen::default();
+    let (panics, caught) = std::sync::mpsc::channel();
+    let panics = Mutex::new(panics);
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .wide_workers(4)
+        .thread_name(|k| format!("crunch-{k}"))
+        .exit_handler({
+            let record = recording(&seen);
+            move |k| {
+                record(k);
+                assert_ne!(k, 2, "helper 2's exit hook panics");
+            }
+        })
+        .panic_handler(move |payload| panics.lock().unwrap().send(payload).unwrap())
+        .build()
+        .unwrap();
+    pool.dispatch_wide(4, |_| ());
+    assert!(sorted(&seen).is_empty(), "no helper stopped yet");
+    drop(pool);
+    let named = |k: usize| (k, Some(format!("crunch-{k}")));
+    assert_eq!(sorted(&seen), [named(1), named(2), named(3)]);
+    let payload = caught.try_recv().expect("helper 2's panic was handled");
+    assert!(payload
+        .downcast_ref::<String>()
+        .unwrap()
+        .contains("exit hook panics"));
+    assert!(caught.try_recv().is_err(), "one panic");
 }
