@@ -148,6 +148,30 @@ pub fn widths(tunables: &Tunables, policy: CpuPolicy, counts: &CpuCounts) -> (us
     }
 }
 
+/// The settings given, the hooks by whether each is set (as rayon's builder prints).
+impl fmt::Debug for PoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolBuilder")
+            .field("policy", &self.policy)
+            .field("workers", &self.workers)
+            .field("wide_workers", &self.wide_workers)
+            .field("spin_us", &self.spin_us)
+            .field("max_in_flight", &self.in_flight)
+            .field("recheck_ms", &self.recheck_ms)
+            .field("best_effort", &self.best_effort)
+            .field("tunables", &self.tunables.is_some())
+            .field("cpu_counts", &self.counts)
+            .field("stack_size", &self.stack_size)
+            .field("place", &self.place)
+            .field("thread_name", &self.thread_name.is_some())
+            .field("on_thread_start", &self.on_start.is_some())
+            .field("on_thread_exit", &self.on_exit.is_some())
+            .field("panic_handler", &self.panic_handler.is_some())
+            .field("on_reading", &self.on_reading.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Pool {
     /// A builder with nothing set.
     pub fn builder() -> PoolBuilder {

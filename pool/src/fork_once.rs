@@ -46,6 +46,18 @@ pub struct ForkOnceCell<T> {
 // one thread and dropping it on another.
 unsafe impl<T: Send + Sync> Sync for ForkOnceCell<T> {}
 
+/// The value once set, as `OnceLock`'s `Debug` shows it.
+impl<T: std::fmt::Debug> std::fmt::Debug for ForkOnceCell<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut cell = f.debug_tuple("ForkOnceCell");
+        match self.get() {
+            Some(value) => cell.field(value),
+            None => cell.field(&format_args!("<uninit>")),
+        };
+        cell.finish()
+    }
+}
+
 impl<T> Default for ForkOnceCell<T> {
     fn default() -> Self {
         Self::new()

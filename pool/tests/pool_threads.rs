@@ -2,7 +2,8 @@
 //! pool's thread k, from 1), also a wide helper started later; `stack_size(n)` gives every
 //! helper a stack of `n` bytes; `start_handler` is `on_thread_start`; a name with a NUL
 //! byte fails the build; `exit_handler` runs on each helper as the dropped pool stops it,
-//! its panic going to the panic handler.
+//! its panic going to the panic handler. A builder prints its settings, a `ForkOnceCell`
+//! its value once set.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::ThreadPoolBuilder;
@@ -128,4 +129,18 @@ fn exit_handler_runs_on_each_helper_as_it_stops_and_its_panic_goes_to_the_handle
         .unwrap()
         .contains("exit hook panics"));
     assert!(caught.try_recv().is_err(), "one panic");
+}
+
+#[test]
+fn a_builder_and_a_fork_once_cell_print_what_they_hold() {
+    let builder = ThreadPoolBuilder::new().num_threads(3).exit_handler(|_| ());
+    let printed = format!("{builder:?}");
+    assert!(printed.contains("workers: Some(3)"), "{printed}");
+    assert!(printed.contains("on_thread_exit: true"), "{printed}");
+    assert!(printed.contains("panic_handler: false"), "{printed}");
+
+    let cell = rayforce_pool::ForkOnceCell::new();
+    assert_eq!(format!("{cell:?}"), "ForkOnceCell(<uninit>)");
+    cell.get_or_init(|| 7);
+    assert_eq!(format!("{cell:?}"), "ForkOnceCell(7)");
 }
