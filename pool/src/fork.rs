@@ -93,6 +93,16 @@ impl<T> PerProcess<T> {
         }
     }
 
+    /// This process's value if it has one: `None` in a child that has not made its own.
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<&T> {
+        // Acquire: as in `get`.
+        let current = self.current.load(Ordering::Acquire);
+        // SAFETY: see the field's `# Safety`.
+        let current = unsafe { &*current };
+        (current.generation == generation()).then_some(&current.value)
+    }
+
     /// In a forked child: replaces the parent's value with `fresh(&stale)`, leaking it.
     #[cold]
     fn replace(&self, stale: &OfGeneration<T>, fresh: impl FnOnce(&T) -> T) -> &T {

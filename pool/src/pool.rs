@@ -618,9 +618,11 @@ impl Pool {
         self.in_this_pool().map(|_| yielding::run_local())
     }
 
-    /// This pool's shared state, if this thread is in the pool now.
+    /// This pool's shared state, if this thread is in the pool now. In a forked child
+    /// whose pool has no crew of its own yet, none (the thread can only be in the parent's),
+    /// and none is started to say so.
     fn in_this_pool(&self) -> Option<&Shared> {
-        let shared = self.shared();
+        let shared: &Shared = &self.crew.peek()?.shared;
         current::map(|current| current.is_some_and(|c| std::ptr::eq(c, shared))).then_some(shared)
     }
 

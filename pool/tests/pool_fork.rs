@@ -3,7 +3,7 @@
 //! that task returns; a child forked between dispatches runs in parallel again; a child
 //! forked while helpers start and exit starts threads; a child forked inside `install`
 //! broadcasts on itself alone (the parent's helpers are not there), and on its fresh
-//! helpers through the pool; a child forked inside an operation
+//! helpers through the pool; a child asking `yield_now` starts no helper; a child forked inside an operation
 //! drops nothing a helper of the parent was writing, and neither pulls from nor drops a
 //! `par_bridge` iterator a helper was inside. Children run with a deadline: a hang
 //! is a failure, not a stuck test.
@@ -209,6 +209,19 @@ fn a_child_forked_inside_install_broadcasts_on_itself_alone_then_on_fresh_helper
         });
         wait_child(pid, &format!("round {round}: broadcast in a child"));
     }
+}
+
+#[test]
+fn a_child_asking_whether_it_is_in_the_pool_starts_no_helper() {
+    let pool = pool();
+    pool.dispatch(2, |_| ());
+    let pid = fork_with_deadline();
+    if pid == 0 {
+        let outside = pool.yield_now().is_none() && pool.yield_local().is_none();
+        let threads = std::fs::read_dir("/proc/self/task").map_or(0, Iterator::count);
+        exit_child(outside && threads == 1);
+    }
+    wait_child(pid, "yield_now in a child");
 }
 
 /// Threads that spin beside the forks, as on a loaded machine.
