@@ -11,7 +11,7 @@ pool: per empty two-task dispatch on the caller (`RAYFORCE_POOL_BENCH_INSTRUCTIO
 `counted_dispatch`'s inclusive cost, less what waiting costs, which depends on how
 callgrind's one-thread-at-a-time scheduling interleaves the helper: the kernel wake-ups a
 post pays (`notify_one`, and the lock it takes) and the caller's wait for its helper
-(`wait_for_quiet`). Also the helper's side: its loop's instructions per permit taken.
+(`wait_for_quiet`).
 
 ops: per call of `map_slice` (1,000 u64, into a `Vec`) and `sum` (1,000 f32) on a pool of
 one, the operation's own path (`RAYFORCE_OPS_BENCH_INSTRUCTIONS`): the pipeline's set-up,
