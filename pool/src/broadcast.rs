@@ -123,32 +123,35 @@ where
     R: Send,
 {
     // In a forked child, the parent's helpers do not exist: this thread is the only one.
-    let targets = if fork::generation() == shared.generation {
-        shared.mail.targets(shared.width(), false)
-    } else {
-        Vec::new()
-    };
-    let num_threads = 1 + targets.len();
+    let delivery = (fork::generation() == shared.generation)
+        .then(|| shared.mail.deliver(shared.width(), false));
+    let posted = delivery
+        .as_ref()
+        .map_or(0, |delivery| delivery.targets.len());
+    let num_threads = 1 + posted;
     let caller = mail::own().unwrap_or_else(|| Arc::new(Mailbox::new(0)));
     let broadcast = Broadcast {
         op: &op,
         shared,
         num_threads,
         outcomes: (0..num_threads).map(|_| UnsafeCell::new(None)).collect(),
-        unopened: AtomicUsize::new(targets.len()),
+        unopened: AtomicUsize::new(posted),
         caller: Arc::clone(&caller),
     };
-    for (index, target) in (1..).zip(&targets) {
-        // SAFETY: `broadcast` outlives every letter: this function returns (or unwinds,
-        // which nothing below does before the wait) only after each was opened.
-        unsafe { mail::post(target, &broadcast, index) };
+    if let Some(delivery) = delivery {
+        for (index, target) in (1..).zip(&delivery.targets) {
+            // SAFETY: `broadcast` outlives every letter: this function returns (or
+            // unwinds, which nothing below does before the wait) only after each was
+            // opened.
+            unsafe { mail::post(target, &broadcast, index) };
+        }
     }
-    if !targets.is_empty() {
+    if posted > 0 {
         // A helper asleep, parked, or blocked in a wait of its own reads its mailbox.
         shared.signal.wake_all();
     }
     broadcast.run(0);
-    if !targets.is_empty() {
+    if posted > 0 {
         // Acquire: pairs with the AcqRel of the last letter opened: every outcome is
         // written.
         caller.wait_until(|| broadcast.unopened.load(Ordering::Acquire) == 0);
@@ -177,11 +180,15 @@ where
     results
 }
 
+/// A spawned broadcast's call, in the message of the abort its panic causes without a
+/// handler.
+const CALL: &str = "a call of `spawn_broadcast`";
+
 /// A pointer to the shared state of the crew whose helper opens a spawned broadcast's call.
 struct CrewOf(*const Shared);
 
 // SAFETY: the call is opened by its target helper, which holds its crew's `Arc<Shared>`
-// while it runs, or, refused by a helper that stopped, by the spawner, which borrows it.
+// while it runs (it closes its mailbox, and opens what was left, before it stops).
 unsafe impl Send for CrewOf {}
 
 /// Leaves a call of `op` in the mailbox of each of `shared`'s pool's helpers below its width
@@ -193,21 +200,18 @@ pub(crate) fn spawn_broadcast_in<OP>(shared: &Shared, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
-    let targets = if fork::generation() == shared.generation {
-        shared.mail.targets(shared.width(), true)
-    } else {
-        Vec::new()
-    };
-    if targets.is_empty() {
+    let delivery = (fork::generation() == shared.generation)
+        .then(|| shared.mail.deliver(shared.width(), true))
+        .filter(|delivery| !delivery.targets.is_empty());
+    let Some(delivery) = delivery else {
         let call = move || op(context(0, 1));
-        current::with(shared, || detached::run_as_spawned(shared, call));
+        current::with(shared, || detached::run_as_spawned(shared, CALL, call));
         return;
-    }
-    let num_threads = targets.len();
+    };
+    let num_threads = delivery.targets.len();
     // The last call takes the spawner's handle: only calls drop `op`.
     let mut shared_op = Some(std::sync::Arc::new(op));
-    let mut refused = Vec::new();
-    for (index, target) in targets.iter().enumerate() {
+    for (index, target) in delivery.targets.iter().enumerate() {
         let op = if index + 1 == num_threads {
             shared_op.take()
         } else {
@@ -221,7 +225,7 @@ where
             let shared = unsafe { &*crew.0 };
             // `op`'s handle moves into the call, so its drop runs under the panic route too.
             let call = move || op(context(index, num_threads));
-            current::with(shared, || detached::run_as_spawned(shared, call));
+            current::with(shared, || detached::run_as_spawned(shared, CALL, call));
             if fork::generation() != shared.generation {
                 // The call forked, and this is the child: whatever wait this thread opened
                 // it in belongs to the parent.
@@ -230,14 +234,10 @@ where
             detached::count_call(shared, false);
         });
         detached::count_call(shared, true);
-        refused.extend(mail::post_spawned(target, call));
+        mail::post_spawned(target, call);
     }
+    drop(delivery);
     shared.signal.wake_all();
-    // Helpers that stopped meanwhile (the pool is being dropped): their calls run here,
-    // after every other was posted.
-    for call in refused {
-        call();
-    }
 }
 
 /// Participant `index` of `num_threads`' context.

@@ -368,8 +368,11 @@ impl PoolBuilder {
 
     /// Runs `hook(k)` on helper k (1-based) as it stops, once the pool was dropped and the
     /// helper ran what was left for it (not in a forked child, where the parent's helpers
-    /// do not run, nor on a helper whose start hook panicked). A panic in `hook` goes to the
-    /// [`panic_handler`](Self::panic_handler), else aborts the process, as rayon's.
+    /// do not run, nor on a helper whose start hook panicked); tasks the hook spawns run on
+    /// that helper before it ends. A pool with an exit hook returns from its drop at once,
+    /// as rayon's, without waiting for its helpers: a hook may wait for the dropping thread.
+    /// A panic in `hook` goes to the [`panic_handler`](Self::panic_handler), else aborts the
+    /// process, as rayon's.
     ///
     /// ```
     /// let (tx, rx) = std::sync::mpsc::channel();
@@ -379,9 +382,8 @@ impl PoolBuilder {
     ///     .on_thread_exit(move |k| tx.lock().unwrap().send(k).unwrap())
     ///     .build()
     ///     .unwrap();
-    /// pool.install(|| ()); // the helpers start on first use
-    /// drop(pool); // joins the helpers, each of which ran the hook
-    /// let mut exited: Vec<usize> = rx.try_iter().collect();
+    /// drop(pool); // returns at once; each helper runs the hook as it stops
+    /// let mut exited: Vec<usize> = rx.iter().take(2).collect();
     /// exited.sort();
     /// assert_eq!(exited, [1, 2]);
     /// ```

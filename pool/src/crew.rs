@@ -61,6 +61,9 @@ pub(crate) struct Crew {
     /// `Shared::start_failed`.
     failure: Mutex<Option<StartFailure>>,
     failed: AtomicBool,
+    /// Whether dropping the crew may wait for its helpers to end: not with an exit hook,
+    /// which may wait for the dropping thread.
+    joins_on_drop: bool,
 }
 
 impl Crew {
@@ -82,6 +85,7 @@ impl Crew {
             threads: Mutex::new(Vec::new()),
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
+            joins_on_drop: setup.on_exit.is_none(),
         };
         detached::keep_in(&crew.shared, setup.panic_handler.clone());
         crew.grow(helpers, setup)?;
@@ -212,17 +216,18 @@ impl Crew {
 
 impl Drop for Crew {
     /// Stops every helper, and joins them unless spawned tasks (or spawned broadcasts'
-    /// calls) run. A helper stops only once no permit or letter is left for it (README
-    /// "Spawns", "Broadcasts"), so spawned tasks still queued run first: while any is queued or running, the helpers are left to run them and stop
-    /// on their own, as rayon's pool does (a task may be waiting for the thread that drops
-    /// the pool). So too where it is dropped on one of its helpers (a spawned task held
-    /// the last handle): another helper may be waiting for this one.
+    /// calls) run, or the helpers run an exit hook. A helper stops only once no permit or
+    /// letter is left for it (README "Spawns", "Broadcasts"), so spawned tasks still queued
+    /// run first: while any is queued or running, the helpers are left to run them and
+    /// stop on their own, as rayon's pool does (a task, or an exit hook, may be waiting for
+    /// the thread that drops the pool). So too where it is dropped on one of its helpers (a
+    /// spawned task held the last handle): another helper may be waiting for this one.
     fn drop(&mut self) {
         self.shared.signal.shut_down();
         let this = thread::current().id();
         let handles = std::mem::take(&mut *sync::lock(&self.threads));
         let on_a_helper = handles.iter().any(|handle| handle.thread().id() == this);
-        if !on_a_helper && !detached::busy(&self.shared) {
+        if self.joins_on_drop && !on_a_helper && !detached::busy(&self.shared) {
             for handle in handles {
                 let _ = handle.join();
             }

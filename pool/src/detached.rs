@@ -26,10 +26,11 @@ pub(crate) fn spawn_in(shared: &Shared, task: impl FnOnce() + Send + 'static) {
     detached(shared).spawn(move |_| task());
 }
 
-/// Runs `task` here as a task spawned on `shared`'s pool: its panic goes to the pool's
-/// panic handler, else aborts the process (`spawn_broadcast`'s calls).
-pub(crate) fn run_as_spawned(shared: &Shared, task: impl FnOnce()) {
-    as_task(|| detached(shared).run_spawned(move |_| task()));
+/// Runs `task` (`what`, named in the abort's message) here as a task spawned on
+/// `shared`'s pool: its panic goes to the pool's panic handler, else aborts the process
+/// (`spawn_broadcast`'s calls, exit hooks).
+pub(crate) fn run_as_spawned(shared: &Shared, what: &'static str, task: impl FnOnce()) {
+    as_task(|| detached(shared).run_spawned(what, move |_| task()));
 }
 
 /// Counts a spawned broadcast's call on `shared`'s pool posted (`true`) or returned

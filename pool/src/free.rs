@@ -201,9 +201,8 @@ where
 /// take it, so the calls are one fewer than the pool's threads (rayon's: one per thread);
 /// with no helper (a pool of one thread), `op` runs here and now, as [`spawn`]'s task does.
 /// A panic goes to the pool's panic handler, else aborts the process; a pool dropped with
-/// calls left returns at once, and its helpers run them before they stop (a helper that
-/// stopped before its call was posted leaves it to the spawner, which runs it before it
-/// returns).
+/// calls left returns at once, and its helpers run them before they stop (one that saw
+/// the pool shut down already gets none).
 ///
 /// ```
 /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();

@@ -4,7 +4,7 @@
 //! for a broadcast, in `yield_now`.
 
 use crate::fork;
-use crate::sync::{self, Arc, AtomicBool, Condvar, Mutex, Ordering};
+use crate::sync::{self, Arc, AtomicBool, Condvar, Mutex, MutexGuard, Ordering};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
@@ -75,7 +75,7 @@ unsafe impl Send for BlockedIn {}
 #[derive(Default)]
 struct Letters {
     queue: VecDeque<Mail>,
-    /// The helper stopped: nothing more is delivered.
+    /// The helper saw the pool shut down (or never served): nothing more is delivered.
     closed: bool,
     /// The wait its helper is blocked in, if any, which a post wakes.
     blocked_in: Option<BlockedIn>,
@@ -120,12 +120,12 @@ impl Mailbox {
         self.pending.load(Ordering::Relaxed)
     }
 
-    /// Leaves `mail` for this helper; gives it back if the helper stopped.
-    fn post(&self, mail: Mail) -> Result<(), Mail> {
+    /// Leaves `mail` for this helper, whose mailbox is open: it is posted under the
+    /// registry's lock (`Delivery`), and a mailbox is taken out of the registry, under that
+    /// lock, before it closes.
+    fn post(&self, mail: Mail) {
         let mut letters = sync::lock(&self.letters);
-        if letters.closed {
-            return Err(mail);
-        }
+        assert!(!letters.closed, "a letter posted to a closed mailbox");
         letters.queue.push_back(mail);
         self.pending.store(true, Ordering::Relaxed);
         self.changed.notify_one();
@@ -134,7 +134,6 @@ impl Mailbox {
             // cleared under this lock before the wait returns (`block_in`).
             unsafe { (*waiters).wake_waiters() };
         }
-        Ok(())
     }
 
     /// On its helper's thread, before it blocks in a wait of `waiters` that reads this
@@ -211,7 +210,7 @@ impl Mailbox {
     }
 }
 
-/// The mailboxes of a crew's helpers, from their spawn until they stop.
+/// The open mailboxes of a crew's helpers: from their spawn to the first shutdown each sees.
 #[derive(Default)]
 pub(crate) struct Mailboxes {
     open: Mutex<Vec<Arc<Mailbox>>>,
@@ -227,20 +226,22 @@ impl Mailboxes {
         }
     }
 
-    /// Closes `mailbox` as its helper saw the pool shut down (or never served): nothing
-    /// more is left there (a post is refused, and its poster opens it); what is left, the
-    /// helper still opens, as it waits once more.
+    /// Closes `mailbox` as its helper saw the pool shut down (or never served): it leaves
+    /// the registry, so no later delivery reaches it; what was left, the helper still
+    /// opens, as it waits once more.
     pub(crate) fn close(&self, mailbox: &Arc<Mailbox>) {
         let mut open = sync::lock(&self.open);
         open.retain(|registered| !Arc::ptr_eq(registered, mailbox));
         sync::lock(&mailbox.letters).closed = true;
     }
 
-    /// The mailboxes of the helpers below `width`, by index; this thread's own left out
-    /// unless `with_own`.
-    pub(crate) fn targets(&self, width: usize, with_own: bool) -> Vec<Arc<Mailbox>> {
+    /// The mailboxes of the helpers below `width`, by index, this thread's own left out
+    /// unless `with_own`, held open: none closes until the delivery is dropped, so every
+    /// letter posted meanwhile is opened by its helper.
+    pub(crate) fn deliver(&self, width: usize, with_own: bool) -> Delivery<'_> {
         let own = own().filter(|_| !with_own);
-        let mut targets: Vec<Arc<Mailbox>> = sync::lock(&self.open)
+        let open = sync::lock(&self.open);
+        let mut targets: Vec<Arc<Mailbox>> = open
             .iter()
             .filter(|open| {
                 open.helper < width && !own.as_ref().is_some_and(|own| Arc::ptr_eq(own, open))
@@ -248,21 +249,23 @@ impl Mailboxes {
             .cloned()
             .collect();
         targets.sort_by_key(|target| target.helper);
-        targets
+        Delivery {
+            _open: open,
+            targets,
+        }
     }
 }
 
-/// Leaves `call`, a spawned broadcast's, in `mailbox`; gives it back if the helper stopped
-/// meanwhile (its poster then runs it).
-pub(crate) fn post_spawned(
-    mailbox: &Mailbox,
-    call: Box<dyn FnOnce() + Send>,
-) -> Option<Box<dyn FnOnce() + Send>> {
-    match mailbox.post(Mail::Owned(call)) {
-        Ok(()) => None,
-        Err(Mail::Owned(call)) => Some(call),
-        Err(Mail::Borrowed { .. }) => unreachable!("an owned call was posted"),
-    }
+/// Open mailboxes, held open (the registry's lock) while letters are posted to them.
+pub(crate) struct Delivery<'a> {
+    _open: MutexGuard<'a, Vec<Arc<Mailbox>>>,
+    /// The mailboxes to post to, by helper index.
+    pub(crate) targets: Vec<Arc<Mailbox>>,
+}
+
+/// Leaves `call`, a spawned broadcast's, in `mailbox`, held open by a [`Delivery`].
+pub(crate) fn post_spawned(mailbox: &Mailbox, call: Box<dyn FnOnce() + Send>) {
+    mailbox.post(Mail::Owned(call));
 }
 
 /// Makes `mailbox` this (helper) thread's own, for the fork generation `generation` its
@@ -271,9 +274,7 @@ pub(crate) fn make_own(mailbox: &Arc<Mailbox>, generation: u64) {
     OWN.with(|own| *own.borrow_mut() = Some((Arc::clone(mailbox), generation)));
 }
 
-/// Leaves `letter` in `mailbox` as participant `index`; if its helper stopped meanwhile,
-/// opens it here instead (a pool dropped while one of its spawned tasks broadcasts), so no
-/// call is lost.
+/// Leaves `letter` in `mailbox`, held open by a [`Delivery`], as participant `index`.
 ///
 /// # Safety
 ///
@@ -282,10 +283,7 @@ pub(crate) unsafe fn post(mailbox: &Mailbox, letter: &(dyn Letter + '_), index: 
     // SAFETY: the lifetime is erased for the mailbox only; the caller keeps the letter
     // alive until it was opened (this function's `# Safety`).
     let letter: *const (dyn Letter + 'static) = unsafe { std::mem::transmute(letter) };
-    if let Err(refused) = mailbox.post(Mail::Borrowed { letter, index }) {
-        // SAFETY: not posted, so opened once, here.
-        unsafe { refused.open() };
-    }
+    mailbox.post(Mail::Borrowed { letter, index });
 }
 
 sync::const_thread_local! {

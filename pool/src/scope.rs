@@ -26,6 +26,9 @@ use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
+/// What a spawned task is, in the message of the abort its panic causes without a handler.
+const SPAWNED: &str = "a task spawned by `spawn`";
+
 /// A spawned task, waiting in its scope's queue.
 type Spawned<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + 'scope>;
 
@@ -210,7 +213,7 @@ impl<'scope> Scope<'scope> {
         // In a forked child the crew's helpers do not exist, and one of the parent's may have
         // held the queue's lock at the fork: every spawn runs inline.
         if self.forked() {
-            return as_task(|| self.run_spawned(task));
+            return as_task(|| self.run_spawned(SPAWNED, task));
         }
         let shared = self.shared();
         let signal = &shared.signal;
@@ -227,7 +230,7 @@ impl<'scope> Scope<'scope> {
         };
         let Some(slot) = slot else {
             drop(queue);
-            return as_task(|| self.run_spawned(task));
+            return as_task(|| self.run_spawned(SPAWNED, task));
         };
         queue.tasks.push_back(Box::new(task));
         // Relaxed: the lock, or `wake_owner`'s fence and lock, order it for the owner.
@@ -361,7 +364,7 @@ impl<'scope> Scope<'scope> {
             return false;
         }
         let task = self.take(&mut sync::lock(&self.queue));
-        task.map(|task| as_task(|| self.run_spawned(task)))
+        task.map(|task| as_task(|| self.run_spawned(SPAWNED, task)))
             .is_some()
     }
 
@@ -379,7 +382,7 @@ impl<'scope> Scope<'scope> {
         queue.draining += usize::from(helper);
         while let Some(task) = self.take(&mut queue) {
             drop(queue);
-            self.run_spawned(task);
+            self.run_spawned(SPAWNED, task);
             if helper && self.forked() {
                 // The task forked, and this helper is the child's only thread: another of
                 // the parent's may have held the lock at the fork. The helper exits.
@@ -390,12 +393,12 @@ impl<'scope> Scope<'scope> {
         queue.draining -= usize::from(helper);
     }
 
-    /// Runs a spawned task, keeping its panic for the scope's owner; in the pool's detached
-    /// scope, handing it to the pool's panic handler, else aborting the process (rayon's
-    /// `spawn`).
-    pub(crate) fn run_spawned(&self, task: impl FnOnce(&Scope<'scope>)) {
+    /// Runs a spawned task (`what`, named in the abort's message), keeping its panic for the
+    /// scope's owner; in the pool's detached scope, handing it to the pool's panic handler,
+    /// else aborting the process (rayon's `spawn`).
+    pub(crate) fn run_spawned(&self, what: &'static str, task: impl FnOnce(&Scope<'scope>)) {
         if self.detached && self.panic_handler.is_none() {
-            let guard = AbortOnUnwind("a task spawned by `spawn`");
+            let guard = AbortOnUnwind(what);
             task(self);
             return guard.disarm();
         }

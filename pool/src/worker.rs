@@ -88,6 +88,7 @@ pub(crate) fn run(
             // Closed at the first shutdown seen, the mailbox takes no more letters (their
             // posters open them), and the helper waits once more: for the letters left,
             // and the permits of tasks their calls spawned.
+            Wait::Shutdown if forked_away.stop() => break, // touch none of its locks
             Wait::Shutdown if !closed => {
                 shared.mail.close(&own);
                 closed = true;
@@ -146,7 +147,9 @@ pub(crate) fn run(
         shared.signal.detach(slot);
     }
     if let Some(hook) = on_exit.filter(|_| !forked_away.stop()) {
-        detached::run_as_spawned(shared, || hook(index));
+        detached::run_as_spawned(shared, "a pool's exit hook", || hook(index));
+        // Tasks the hook spawned: the other helpers may have stopped already.
+        while detached::run_one(shared) {}
     }
     // In a forked child, the parent's mailbox is only forgotten: another thread may have
     // held its lock.

@@ -101,34 +101,82 @@ fn helpers_get_the_stack_size_asked_for() {
 
 #[test]
 fn exit_handler_runs_on_each_helper_as_it_stops_and_its_panic_goes_to_the_handler() {
-    let seen = Seen::default();
+    let (exited, exits) = std::sync::mpsc::channel();
+    let exited = Mutex::new(exited);
     let (panics, caught) = std::sync::mpsc::channel();
     let panics = Mutex::new(panics);
     let pool = ThreadPoolBuilder::new()
         .num_threads(3)
         .wide_workers(4)
         .thread_name(|k| format!("crunch-{k}"))
-        .exit_handler({
-            let record = recording(&seen);
-            move |k| {
-                record(k);
-                assert_ne!(k, 2, "helper 2's exit hook panics");
-            }
+        .exit_handler(move |k| {
+            let name = std::thread::current().name().map(String::from);
+            exited.lock().unwrap().send((k, name)).unwrap();
+            assert_ne!(k, 2, "helper 2's exit hook panics");
         })
         .panic_handler(move |payload| panics.lock().unwrap().send(payload).unwrap())
         .build()
         .unwrap();
     pool.dispatch_wide(4, |_| ());
-    assert!(sorted(&seen).is_empty(), "no helper stopped yet");
+    assert!(exits.try_recv().is_err(), "no helper stopped yet");
     drop(pool);
+    let patience = std::time::Duration::from_secs(30);
+    let mut seen: Vec<_> = (0..3)
+        .map(|_| exits.recv_timeout(patience).unwrap())
+        .collect();
+    seen.sort();
     let named = |k: usize| (k, Some(format!("crunch-{k}")));
-    assert_eq!(sorted(&seen), [named(1), named(2), named(3)]);
-    let payload = caught.try_recv().expect("helper 2's panic was handled");
+    assert_eq!(seen, [named(1), named(2), named(3)]);
+    let payload = caught
+        .recv_timeout(patience)
+        .expect("helper 2's panic was handled");
     assert!(payload
         .downcast_ref::<String>()
         .unwrap()
         .contains("exit hook panics"));
-    assert!(caught.try_recv().is_err(), "one panic");
+    assert!(caught.recv_timeout(patience).is_err(), "one panic");
+}
+
+#[test]
+fn rayon_exit_callback_called() {
+    // rayon-core's `exit_callback_called`, its counts those of this pool (16 threads, the
+    // caller one of them), the drop on a thread of its own: each exit hook waits for the
+    // test's thread, so the drop must not wait for the hooks.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Barrier;
+    let n_threads = 16;
+    let n_called = Arc::new(AtomicUsize::new(0));
+    // Wait for all the pool's helpers plus the one running tests.
+    let barrier = Arc::new(Barrier::new(n_threads));
+
+    let b = Arc::clone(&barrier);
+    let nc = Arc::clone(&n_called);
+    let exit_handler = move |_| {
+        nc.fetch_add(1, Ordering::SeqCst);
+        b.wait();
+    };
+
+    let conf = ThreadPoolBuilder::new()
+        .num_threads(n_threads)
+        .exit_handler(exit_handler);
+    // Dropped on a thread of its own, and waited for with a deadline: a drop that waited
+    // for the hooks would hang them all, waiting for this thread.
+    let (dropped, drop_returned) = std::sync::mpsc::channel();
+    let pool = conf.build().unwrap();
+    std::thread::spawn(move || {
+        // Drop the pool so it stops the running threads.
+        drop(pool);
+        dropped.send(()).unwrap();
+    });
+    drop_returned
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the drop returned without waiting for the exit hooks");
+
+    // Wait for all the threads to have been scheduled to run.
+    barrier.wait();
+
+    // The handler must have been called on every exiting thread.
+    assert_eq!(n_called.load(Ordering::SeqCst), n_threads - 1);
 }
 
 #[test]
