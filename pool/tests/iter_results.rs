@@ -490,6 +490,32 @@ fn the_rest_of_rayons_adaptors_and_consumers_match_std() {
 }
 
 #[test]
+fn a_pool_of_one_searches_for_the_last_match_from_the_back() {
+    // One thread claims a whole window as one range: a match near the end costs a block of
+    // it, and a search over endless positions ends.
+    let pool = Pool::builder().workers(1).build().unwrap();
+    let n: usize = 1_000_000;
+    let made = AtomicUsize::new(0);
+    let found = pool.install(|| {
+        (0..n)
+            .into_par_iter()
+            .inspect(|_| {
+                made.fetch_add(1, Ordering::Relaxed);
+            })
+            .find_last(|&x| x % 1000 == 7)
+    });
+    assert_eq!(found, Some(n - 1000 + 7));
+    let made = made.into_inner();
+    assert!(made < 2_000, "find_last made {made} of {n} items");
+    let xs: Vec<u32> = (0..100_000).map(|x| x % 7).collect();
+    let serial = xs.iter().rposition(|&x| x == 3);
+    assert_eq!(pool.install(|| xs.par_iter().position_last(|&x| x == 3)), serial);
+    assert_eq!(pool.install(|| xs.par_iter().position_last(|&x| x == 9)), None);
+    let endless = pool.install(|| rayforce_pool::iter::repeat(5u8).find_last(|_| true));
+    assert_eq!(endless, Some(5));
+}
+
+#[test]
 fn the_any_forms_on_one_thread_are_std_s_and_every_form_stops_early() {
     let alone = Pool::builder().workers(1).build().unwrap();
     let xs: Vec<u64> = (0..100_000).map(value).collect();

@@ -277,10 +277,10 @@ where
 
 /// The last match of `pred` in the iterator's order, with its [`Order`]. Ranges are
 /// claimed in order from the back (claimed range `a..b` of the mirrored positions searches
-/// positions `n - b..n - a`), every item of a range searched (its items come forward),
-/// and a range that ends at or before the start of the latest range with a match is
-/// skipped at once. Past [`SEARCH_WINDOW`] positions, one region a window from the back,
-/// until a window has a match.
+/// positions `n - b..n - a`), each range in blocks from its back (`last_from_back`: items
+/// come forward), and a range that ends at or before the start of the latest range with a
+/// match is skipped at once. Past [`SEARCH_WINDOW`] positions, one region a window from
+/// the back, until a window has a match.
 pub(crate) fn find_last<I, P>(iter: &I, pred: &P) -> Option<(Order, I::Item)>
 where
     I: Drive,
@@ -303,11 +303,20 @@ where
                     return;
                 }
                 let start = range.start;
-                // SAFETY: the mirror of a range the pipeline claimed: disjoint from the
-                // others' mirrors, within the positions.
-                let hit = unsafe { ordered(iter, range) }
-                    .filter(|(_, x)| pred(x))
-                    .last();
+                let search = |block: Range<usize>| {
+                    // SAFETY: a block of the mirror of a range the pipeline claimed:
+                    // disjoint from the others', within the positions, each asked once.
+                    unsafe { ordered(iter, block) }
+                        .filter(|(_, x)| pred(x))
+                        .last()
+                };
+                // A source that may end (`while_some`) ends at its first stopping item, in
+                // order: its range is searched forward, whole.
+                let hit = if iter.ended().is_none() {
+                    last_from_back(range, search)
+                } else {
+                    search(range)
+                };
                 if let Some(hit) = hit {
                     latest.fetch_max(start, Ordering::Relaxed);
                     if found.as_ref().is_none_or(|(order, _)| hit.0 > *order) {
@@ -318,6 +327,28 @@ where
             |states| states.flatten().max_by_key(|(order, _)| *order),
         )
     })
+}
+
+/// The first block searching from the back looks at, in positions: each next one, toward
+/// the front, is twice the one after it.
+const FIRST_BACK_BLOCK: usize = 256;
+
+/// `search`'s hit in the last block of `range` that has one: blocks from the back, the
+/// last `FIRST_BACK_BLOCK` positions first, each next one twice as long. A match near the
+/// end costs a block, not the range (a pool of one thread claims a whole window as one
+/// range); none costs the range and a block's set-up per doubling.
+fn last_from_back<T>(range: Range<usize>, search: impl Fn(Range<usize>) -> Option<T>) -> Option<T> {
+    let mut end = range.end;
+    let mut size = FIRST_BACK_BLOCK;
+    while end > range.start {
+        let start = end.saturating_sub(size).max(range.start);
+        if let Some(hit) = search(start..end) {
+            return Some(hit);
+        }
+        end = start;
+        size = size.saturating_mul(2);
+    }
+    None
 }
 
 /// The first match of `pred` in the iterator's order, with its [`Order`]. Ranges are
