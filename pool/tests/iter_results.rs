@@ -509,8 +509,14 @@ fn a_pool_of_one_searches_for_the_last_match_from_the_back() {
     assert!(made < 2_000, "find_last made {made} of {n} items");
     let xs: Vec<u32> = (0..100_000).map(|x| x % 7).collect();
     let serial = xs.iter().rposition(|&x| x == 3);
-    assert_eq!(pool.install(|| xs.par_iter().position_last(|&x| x == 3)), serial);
-    assert_eq!(pool.install(|| xs.par_iter().position_last(|&x| x == 9)), None);
+    assert_eq!(
+        pool.install(|| xs.par_iter().position_last(|&x| x == 3)),
+        serial
+    );
+    assert_eq!(
+        pool.install(|| xs.par_iter().position_last(|&x| x == 9)),
+        None
+    );
     let endless = pool.install(|| rayforce_pool::iter::repeat(5u8).find_last(|_| true));
     assert_eq!(endless, Some(5));
 }
