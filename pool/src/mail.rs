@@ -65,7 +65,7 @@ struct BlockedIn(*const (dyn Waiters + 'static));
 /// restores: a wait entered while opening letters inside another ends, and the outer one
 /// goes on.
 #[must_use = "`unblock` restores it"]
-pub(crate) struct Outer(Option<BlockedIn>);
+struct Outer(Option<BlockedIn>);
 
 // SAFETY: set and cleared under the mailbox's lock by its helper, around a wait in which
 // the signal it points to outlives the wait; read only under that lock (`Mailbox::post`).
@@ -138,9 +138,8 @@ impl Mailbox {
 
     /// On its helper's thread, before it blocks in a wait of `waiters` that reads this
     /// mailbox under the wait's lock: a post wakes it there, whichever pool the wait
-    /// belongs to. Call [`unblock`](Self::unblock) with what this returns before the wait
-    /// returns, without that lock held (a post takes it under this mailbox's lock).
-    pub(crate) fn block_in(&self, waiters: &(dyn Waiters + 'static)) -> Outer {
+    /// belongs to. [`unblock`](Self::unblock) with what this returns ends it.
+    fn block_in(&self, waiters: &(dyn Waiters + 'static)) -> Outer {
         Outer(
             sync::lock(&self.letters)
                 .blocked_in
@@ -150,7 +149,7 @@ impl Mailbox {
 
     /// The wait registered by `block_in` ends: the one it was entered in, if any (a letter
     /// opened inside it), is registered again.
-    pub(crate) fn unblock(&self, outer: Outer) {
+    fn unblock(&self, outer: Outer) {
         sync::lock(&self.letters).blocked_in = outer.0;
     }
 
@@ -268,10 +267,27 @@ pub(crate) fn post_spawned(mailbox: &Mailbox, call: Box<dyn FnOnce() + Send>) {
     mailbox.post(Mail::Owned(call));
 }
 
-/// Makes `mailbox` this (helper) thread's own, for the fork generation `generation` its
-/// crew runs in (`open_own`), until it stops (`forget_own`).
-pub(crate) fn make_own(mailbox: &Arc<Mailbox>, generation: u64) {
-    OWN.with(|own| *own.borrow_mut() = Some((Arc::clone(mailbox), generation)));
+/// Runs `wait`, a wait of `waiters` that reads `own` (this thread's mailbox, if it is a
+/// helper) under the wait's lock before it blocks, registered in the mailbox meanwhile, so
+/// that a post wakes it (`Mailbox::block_in`). Call it without that lock held: a post
+/// takes it under the mailbox's lock.
+pub(crate) fn registered<R>(
+    own: Option<&Mailbox>,
+    waiters: &(dyn Waiters + 'static),
+    wait: impl FnOnce() -> R,
+) -> R {
+    let outer = own.map(|own| own.block_in(waiters));
+    let outcome = wait();
+    if let (Some(own), Some(outer)) = (own, outer) {
+        own.unblock(outer);
+    }
+    outcome
+}
+
+/// Makes `mailbox` this (helper) thread's own (`open_own`), in the fork generation it was
+/// made in, until the helper stops (`forget_own`).
+pub(crate) fn make_own(mailbox: &Arc<Mailbox>) {
+    OWN.with(|own| *own.borrow_mut() = Some(Arc::clone(mailbox)));
 }
 
 /// Leaves `letter` in `mailbox`, held open by a [`Delivery`], as participant `index`.
@@ -287,9 +303,9 @@ pub(crate) unsafe fn post(mailbox: &Mailbox, letter: &(dyn Letter + '_), index: 
 }
 
 sync::const_thread_local! {
-    /// This thread's own mailbox, if it is a helper, and the fork generation of its crew
-    /// (in a forked child, the parent's mailbox is not this thread's to read).
-    static OWN: RefCell<Option<(Arc<Mailbox>, u64)>> = RefCell::new(None);
+    /// This thread's own mailbox, if it is a helper (in a child forked since the mailbox
+    /// was made, the parent's mailbox is not this thread's to read: `own`).
+    static OWN: RefCell<Option<Arc<Mailbox>>> = RefCell::new(None);
 }
 
 /// Forgets the thread's own mailbox (its helper stops).
@@ -301,11 +317,11 @@ pub(crate) fn forget_own() {
 /// This thread's own mailbox, if it is a helper of the current fork generation (none in
 /// a thread-local's destructor run after the mailbox's own was dropped).
 pub(crate) fn own() -> Option<Arc<Mailbox>> {
-    OWN.try_with(|own| match &*own.borrow() {
-        Some((mailbox, generation)) if *generation == fork::generation() => {
-            Some(Arc::clone(mailbox))
-        }
-        _ => None,
+    OWN.try_with(|own| {
+        own.borrow()
+            .as_ref()
+            .filter(|mailbox| mailbox.generation == fork::generation())
+            .cloned()
     })
     .ok()
     .flatten()

@@ -808,14 +808,26 @@ impl Signal {
         counters: &Counters,
     ) -> Option<u64> {
         let own = mail::own();
-        let outer = own.as_ref().map(|own| own.block_in(self));
+        mail::registered(own.as_deref(), self, || {
+            self.block_until_registered(slot, quiet, counters, own.as_deref())
+        })
+    }
+
+    /// `block_until`, its wait registered in `own`, this helper's mailbox, if any.
+    fn block_until_registered(
+        &self,
+        slot: &Slot,
+        quiet: &dyn Fn() -> bool,
+        counters: &Counters,
+        own: Option<&Mailbox>,
+    ) -> Option<u64> {
         slot.caller_sleeping().store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst); // pairs with the fence in `wake_owner`
         let mut guard = sync::lock(&self.lock);
         let mut blocked = false;
         while !quiet() {
             // Under the lock, which a post to this helper takes to wake it here.
-            if let Some(own) = own.as_ref().filter(|own| own.has_mail()) {
+            if let Some(own) = own.filter(|own| own.has_mail()) {
                 drop(guard);
                 own.open_all();
                 guard = sync::lock(&self.lock);
@@ -826,9 +838,6 @@ impl Signal {
             blocked = true;
         }
         drop(guard);
-        if let (Some(own), Some(outer)) = (&own, outer) {
-            own.unblock(outer);
-        }
         slot.caller_sleeping().store(false, Ordering::Relaxed);
         blocked.then(|| slot.detached_ns.load(Ordering::Relaxed))
     }
@@ -859,16 +868,15 @@ impl Signal {
     ) -> Option<(usize, usize)> {
         let own = mail::own();
         loop {
-            let outer = own.as_ref().map(|own| own.block_in(self));
-            let outcome = self.block_for_half_until_mail(slot, cursor, counters, own.as_deref());
-            if let (Some(own), Some(outer)) = (&own, outer) {
-                own.unblock(outer);
+            let outcome = mail::registered(own.as_deref(), self, || {
+                self.block_for_half_until_mail(slot, cursor, counters, own.as_deref())
+            });
+            if let Some(outcome) = outcome {
+                return outcome;
             }
-            match outcome {
-                Some(outcome) => return outcome,
-                None => {
-                    own.as_ref().map(|own| own.open_all());
-                }
+            // Left for a letter: only a helper, with a mailbox, leaves.
+            if let Some(own) = &own {
+                own.open_all();
             }
         }
     }

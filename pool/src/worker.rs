@@ -19,9 +19,8 @@ use std::panic::{self, AssertUnwindSafe};
 
 /// Helper `index`'s life, between its start and exit hooks, `hooks` (the exit hook's panic
 /// goes to the panic handler, else aborts); it counts what it does in `counters`, its own,
-/// and reads the
-/// letters left in `own`, its mailbox, which it closes at shutdown, then opens what is
-/// left before it stops (in a forked child it only forgets it).
+/// and reads the letters left in `own`, its mailbox, which it closes at shutdown, then
+/// opens what is left before it stops (in a forked child it only forgets it).
 pub(crate) fn run(
     shared: &Shared,
     index: usize,
@@ -31,7 +30,7 @@ pub(crate) fn run(
 ) {
     mark_helper_thread();
     current::set_for_thread(shared);
-    mail::make_own(&own, shared.generation);
+    mail::make_own(&own);
     if let Some(hook) = on_start {
         let failure = match panic::catch_unwind(AssertUnwindSafe(|| hook(index))) {
             Ok(()) => None,

@@ -19,9 +19,8 @@ pub enum Yield {
 /// Runs one piece of the current pool's pending work on this thread, if there is one:
 /// the broadcasts' calls left for this thread if it is a helper, else a join's second half
 /// on offer (another thread's, or one of this thread's own joins in progress, which that
-/// join then finds done), else a spawned task waiting for a helper.
-/// As
-/// rayon's `yield_now`: `None` if this thread is in no pool (in no task, helper or
+/// join then finds done), else a spawned task waiting for a helper. As rayon's
+/// `yield_now`: `None` if this thread is in no pool (in no task, helper or
 /// [`install`](crate::Pool::install) of one), else whether something ran.
 ///
 /// ```
