@@ -198,8 +198,7 @@ impl Job {
             return seen..seen;
         }
         if self.max_chunk == 0 {
-            // Only a job without homes comes near overflowing (`Job::claimed`).
-            return self.claim_one_without_overshoot(cursor);
+            return self.claim_one_without_overshoot(cursor, end);
         }
         let len = want
             .min((end - seen).div_ceil(2 * self.participants).max(floor))
@@ -212,13 +211,14 @@ impl Job {
         start..(start + len).min(end)
     }
 
-    /// One task, by compare-and-swap, for a dispatch within `participants` tasks of
-    /// `usize::MAX`, where even one overshooting `fetch_add` each could wrap the cursor.
+    /// One task below `end`, by compare-and-swap, for a dispatch within `participants`
+    /// tasks of `usize::MAX`, where even one overshooting `fetch_add` each could wrap the
+    /// cursor.
     #[cold]
-    fn claim_one_without_overshoot(&self, cursor: &AtomicUsize) -> Range<usize> {
+    fn claim_one_without_overshoot(&self, cursor: &AtomicUsize, end: usize) -> Range<usize> {
         // Relaxed: as in `claim`.
         match cursor.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
-            (next < self.n_tasks).then_some(next + 1)
+            (next < end).then_some(next + 1)
         }) {
             Ok(start) => start..start + 1,
             Err(end) => end..end,
@@ -312,6 +312,37 @@ mod tests {
         assert_eq!(job.claim(&cursor, n, 8, 0), usize::MAX - 4..usize::MAX - 3);
         for _ in 0..8 {
             assert!(job.claim(&cursor, n, 8, 0).is_empty(), "never wraps");
+        }
+    }
+
+    #[test]
+    fn homes_near_usize_max_tasks_hand_out_each_task_once_without_wrapping() {
+        let f = Each(|_: usize| {});
+        for n in [usize::MAX - 1000, usize::MAX - 1, usize::MAX] {
+            let job = Job::new(&f, n, 2, Claims::FromHomes(None), &Liveness::new());
+            assert!(job.homed, "{n} tasks");
+            let cursors = Cursors::new();
+            cursors.reset(&job);
+            for home in 0..2 {
+                let (cursor, end) = (cursors.home(home), job.claimable(home).end);
+                // Two tasks before the home's end, each claim as long as it may be.
+                cursor.store(end - 2, Ordering::Relaxed);
+                let mut claimed = Vec::new();
+                for _ in 0..4 {
+                    claimed.push(job.claim(cursor, end, usize::MAX, 1));
+                }
+                let tasks: Vec<usize> = claimed.iter().flat_map(|r| r.clone()).collect();
+                assert_eq!(
+                    tasks,
+                    [end - 2, end - 1],
+                    "{n} tasks, home {home}: each once"
+                );
+                let left = cursor.load(Ordering::Relaxed);
+                assert!(
+                    left >= end,
+                    "{n} tasks, home {home}: the cursor at {left} wrapped"
+                );
+            }
         }
     }
 

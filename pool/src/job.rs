@@ -119,13 +119,15 @@ impl Job {
 
     /// This job, its tasks split into homes if `claims` asks for it and the job is long
     /// enough to size chunks by the clock (each home then has at least three tasks), two to
-    /// [`MAX_HOMES`] participants share it, and no cursor can come near overflowing.
+    /// [`MAX_HOMES`] participants share it. No cursor can overflow: a home's runs past its
+    /// end by a chunk per participant at most, so below `n_tasks + participants *
+    /// max_chunk`, which `max_chunk` keeps within `usize::MAX`; where no chunk is left
+    /// (`max_chunk == 0`), a claim takes one task by CAS, below its home's end.
     #[inline]
     fn claimed(mut self, claims: Claims<'_>) -> Job {
         self.homed = matches!(claims, Claims::FromHomes(_))
             && (2..=MAX_HOMES).contains(&self.participants)
-            && self.sized_by_clock()
-            && self.n_tasks < usize::MAX >> 14;
+            && self.sized_by_clock();
         self
     }
 

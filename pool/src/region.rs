@@ -29,10 +29,12 @@ pub(crate) enum Claims<'a> {
     /// Each participant claims first from its home, a contiguous share of the tasks of its
     /// own, then from the others': what it touches stays in its cache from one region over
     /// the same data to the next. For independent tasks that need no order. None once the
-    /// flag (if any) is set: a source that has ended (`while_some` past a `None`).
+    /// flag (if any) is set: a search for any match found one, or a source ended
+    /// (`while_some` past a `None`).
     FromHomes(Option<&'a AtomicBool>),
-    /// In index order, none once the flag (if any) is set: a search's first match ends the
-    /// claims past it, and a scan's blocks find the blocks before them published.
+    /// In index order, none once the flag (if any) is set (a source that ended): an ordered
+    /// search skips the ranges past its best match, and a scan's blocks find the blocks
+    /// before them published.
     InOrder(Option<&'a AtomicBool>),
 }
 

@@ -182,11 +182,11 @@ fn a_participant_folds_the_adjacent_ranges_it_claims_into_one_accumulator() {
     // ended, makes one accumulator of them; four only where every range was taken apart
     // from the one before it.
     let pool = Pool::builder().workers(2).build().unwrap();
-    let n = 100_000u64;
+    let n = 100_000u32;
     let mut fewest = usize::MAX;
     for _ in 0..20 {
         let made = AtomicUsize::new(0);
-        let runs: Vec<Vec<u64>> = pool.install(|| {
+        let runs: Vec<Vec<u32>> = pool.install(|| {
             (0..n)
                 .into_par_iter()
                 .with_max_len(n as usize / 4)

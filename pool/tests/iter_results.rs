@@ -619,7 +619,9 @@ fn a_chain_makes_a_computed_side_only_when_consumed() {
 }
 
 #[test]
-#[should_panic(expected = "chain: 18446744073709551615 and 2 items are more than a usize counts")]
+#[should_panic(
+    expected = "chain: 18446744073709551615 and 2 positions are more than a usize counts"
+)]
 fn a_chain_longer_than_a_usize_counts_is_refused() {
     // Counted when consumed: making the chain counts nothing (a `fold` side would make its
     // items there).

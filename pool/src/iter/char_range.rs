@@ -3,7 +3,8 @@
 //! (which holds no `char`) skipped.
 
 use super::drive::sealed::Drive;
-use super::source::{IntoParallelIterator, RangeInclusiveIter, RangeIter};
+use super::ranges::{RangeInclusiveIter, RangeIter};
+use super::source::IntoParallelIterator;
 use std::ops::{Range, RangeInclusive};
 
 /// The first surrogate: no `char` from here up to [`GAP_END`].

@@ -5,11 +5,11 @@
 //! start and the states are combined in the iterator's order.
 
 use super::drive::{grain, has_ended, ordered, Drive, Order};
-use crate::ops::find::find_in_blocks;
+use crate::ops::find::{find_in_blocks, MAX_BLOCK};
 use crate::ops::pipeline::{self, OnFork};
 use crate::ops::region::Target;
 use crate::region::Claims;
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use std::iter::{Product, Sum};
 use std::ops::Range;
 
@@ -236,9 +236,15 @@ where
     I: Drive,
     P: Fn(&I::Item) -> bool + Sync,
 {
-    let search = |from: usize, to: usize| {
+    let exact = iter.exact();
+    let search = |from: usize, to: usize, stop: &AtomicBool| {
         // SAFETY: a block of a range the pipeline claimed: disjoint from the others.
-        unsafe { ordered(iter, from..to) }.find(|(_, x)| pred(x))
+        let mut items = unsafe { ordered(iter, from..to) };
+        if exact {
+            items.find(|(_, x)| pred(x))
+        } else {
+            first_until_stop(items, |(_, x)| pred(x), stop)
+        }
     };
     Target::current(grain(iter), |runs| {
         find_in_blocks(
@@ -251,6 +257,27 @@ where
     })
 }
 
+/// The first of `items` for which `pred` holds, or none once `stop` is set, looked at
+/// every [`MAX_BLOCK`] items: for positions that may hold many items each (a `flat_map`'s,
+/// a range's past `usize::MAX` items), where a block of positions bounds no search's
+/// overrun.
+fn first_until_stop<T>(
+    items: impl Iterator<Item = T>,
+    pred: impl Fn(&T) -> bool,
+    stop: &AtomicBool,
+) -> Option<T> {
+    for (k, item) in items.enumerate() {
+        if pred(&item) {
+            return Some(item);
+        }
+        // Relaxed: a hint to stop early, as the blocks' own look (`find_in_blocks`).
+        if k % MAX_BLOCK == MAX_BLOCK - 1 && stop.load(Ordering::Relaxed) {
+            return None;
+        }
+    }
+    None
+}
+
 /// The position of an item for which `pred` holds, stopping every participant once one is
 /// found: not necessarily the first. Each block is one `Iterator::position` over the
 /// block's items, the loop the index operation `position_any_slice` runs.
@@ -259,7 +286,7 @@ where
     I: Drive,
     P: Fn(I::Item) -> bool + Sync,
 {
-    let search = |from: usize, to: usize| {
+    let search = |from: usize, to: usize, _: &AtomicBool| {
         // SAFETY: a block of a range the pipeline claimed: disjoint from the others.
         let mut items = unsafe { iter.seq(from..to) };
         items.position(pred).map(|k| from + k)
@@ -287,6 +314,9 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let n = iter.position_count();
+    // Positions of many items each (a `flat_map`'s, a range's past `usize::MAX` items) are
+    // searched forward: one at a time at first.
+    let first_back_block = if iter.exact() { FIRST_BACK_BLOCK } else { 1 };
     // The start of the latest range with a match (0 before any: no range ends there).
     let latest = AtomicUsize::new(0);
     // Windows of the mirrored positions (position `p` is `n - 1 - p`).
@@ -313,7 +343,7 @@ where
                 // A source that may end (`while_some`) ends at its first stopping item, in
                 // order: its range is searched forward, whole.
                 let hit = if iter.ended().is_none() {
-                    last_from_back(range, search)
+                    last_from_back(range, first_back_block, search)
                 } else {
                     search(range)
                 };
@@ -334,12 +364,17 @@ where
 const FIRST_BACK_BLOCK: usize = 256;
 
 /// `search`'s hit in the last block of `range` that has one: blocks from the back, the
-/// last `FIRST_BACK_BLOCK` positions first, each next one twice as long. A match near the
+/// last `first` positions first ([`FIRST_BACK_BLOCK`], or 1 where a position may hold many
+/// items), each next one twice as long. A match near the
 /// end costs a block, not the range (a pool of one thread claims a whole window as one
 /// range); none costs the range and a block's set-up per doubling.
-fn last_from_back<T>(range: Range<usize>, search: impl Fn(Range<usize>) -> Option<T>) -> Option<T> {
+fn last_from_back<T>(
+    range: Range<usize>,
+    first: usize,
+    search: impl Fn(Range<usize>) -> Option<T>,
+) -> Option<T> {
     let mut end = range.end;
-    let mut size = FIRST_BACK_BLOCK;
+    let mut size = first;
     while end > range.start {
         let start = end.saturating_sub(size).max(range.start);
         if let Some(hit) = search(start..end) {

@@ -24,7 +24,8 @@ pub(crate) mod sealed {
         fn position_count(&self) -> usize;
 
         /// Whether each position yields exactly one item (an indexed iterator: a source,
-        /// and `map`, `enumerate`, `zip`, `copied`, `cloned` over indexed ones).
+        /// and `map`, `enumerate`, `zip`, `copied`, `cloned` over indexed ones; a range of
+        /// up to `usize::MAX` items, indexed or not).
         fn exact(&self) -> bool;
 
         /// The fewest positions a claimed range should hold, the last excepted

@@ -74,7 +74,9 @@ where
 
 /// One range's items: each outer item made into its inner iterator by `make`, whose items
 /// are gathered a block at a time (so that a consumer that stops early, or an endless
-/// inner iterator, takes no more), then yielded.
+/// inner iterator, takes no more), then yielded: [`BLOCK`] positions of an indexed inner
+/// iterator, one position of another (all its items: a range of more than `usize::MAX`
+/// items has a run of them a position, 5.4e7 for 10^27 items).
 pub struct Inner<S, M, U: IntoParallelIterator> {
     outer: S,
     make: M,
@@ -84,7 +86,7 @@ pub struct Inner<S, M, U: IntoParallelIterator> {
     block: Vec<U::Item>,
 }
 
-/// How many positions of an inner iterator are gathered at once.
+/// How many positions of an inner iterator of one item a position are gathered at once.
 const BLOCK: usize = 1024;
 
 impl<S, M, U: IntoParallelIterator> Inner<S, M, U> {
@@ -116,7 +118,10 @@ where
                 Some((inner, next))
                     if *next < inner.position_count() && !has_ended(inner.ended()) =>
                 {
-                    let end = inner.position_count().min(next.saturating_add(BLOCK));
+                    // Positions of many items each (another `flat_map`'s, a range's past
+                    // `usize::MAX` items) one at a time.
+                    let step = if inner.exact() { BLOCK } else { 1 };
+                    let end = inner.position_count().min(next.saturating_add(step));
                     // SAFETY: the inner iterator's positions from `next` on are asked for
                     // once each, in blocks that do not overlap.
                     self.block.extend(unsafe { inner.seq(*next..end) });

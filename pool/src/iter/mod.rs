@@ -44,6 +44,7 @@ mod owned;
 mod panic_fuse;
 mod partition;
 mod range_paths;
+mod ranges;
 mod reshape;
 pub(crate) mod separated;
 mod source;
@@ -81,10 +82,11 @@ pub use multizip::MultiZip;
 pub use owned::IntoIter;
 pub use panic_fuse::PanicFuse;
 pub use range_paths::{range, range_inclusive};
+use ranges::{IndexedRange, IndexedRangeInclusive};
+pub use ranges::{RangeInclusiveIter, RangeIter};
 pub use reshape::{Chain, Rev, Skip, StepBy, Take};
 pub use source::{
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut,
-    RangeInclusiveIter, RangeIter,
 };
 pub use split::{split, Cutting, Split};
 pub use take_any::{AnyItems, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile};
@@ -1241,7 +1243,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     /// use rayforce_pool::prelude::*;
     /// let mut squares = Vec::with_capacity(100);
-    /// (0..100u64).into_par_iter().map(|x| x * x).collect_into_vec(&mut squares);
+    /// (0..100u32).into_par_iter().map(|x| x * x).collect_into_vec(&mut squares);
     /// assert_eq!((squares[9], squares.len()), (81, 100));
     /// ```
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
@@ -1470,7 +1472,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
-    /// let total: u64 = (0..100u64).into_par_iter().with_max_len(1).map(|x| x * x).sum();
+    /// let total: u32 = (0..100u32).into_par_iter().with_max_len(1).map(|x| x * x).sum();
     /// assert_eq!(total, 328_350);
     /// ```
     fn with_max_len(self, max: usize) -> MaxLen<Self> {
@@ -1488,7 +1490,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
-    /// let sums: Vec<u32> = (1..=7u32).into_par_iter().fold_chunks(3, || 0, |a, b| a + b).collect();
+    /// let sums: Vec<u32> = (1..8u32).into_par_iter().fold_chunks(3, || 0, |a, b| a + b).collect();
     /// assert_eq!(sums, [6, 15, 7]);
     /// ```
     fn fold_chunks<T, ID, F>(
@@ -1512,7 +1514,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
-    /// let products: Vec<u64> = (1..=6u64).into_par_iter().fold_chunks_with(2, 1, |a, b| a * b).collect();
+    /// let products: Vec<u64> = (1..7u16).into_par_iter().map(u64::from)
+    ///     .fold_chunks_with(2, 1, |a, b| a * b).collect();
     /// assert_eq!(products, [2, 12, 30]);
     /// ```
     fn fold_chunks_with<T, F>(self, chunk_size: usize, init: T, op: F) -> FoldChunksWith<Self, T, F>
@@ -1680,8 +1683,8 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {}
 impl<'data, T: Sync + 'data, K: Cut> IndexedParallelIterator for Pieces<'data, T, K> {}
 impl<'data, T: Sync + 'data, const N: usize> IndexedParallelIterator for ArrayWindows<'data, T, N> {}
 impl<'data, T: Send + 'data, K: CutMut> IndexedParallelIterator for PiecesMut<'data, T, K> {}
-impl<T> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}
-impl<T> IndexedParallelIterator for RangeInclusiveIter<T> where
+impl<T: IndexedRange> IndexedParallelIterator for RangeIter<T> where RangeIter<T>: ParallelIterator {}
+impl<T: IndexedRangeInclusive> IndexedParallelIterator for RangeInclusiveIter<T> where
     RangeInclusiveIter<T>: ParallelIterator
 {
 }

@@ -175,7 +175,7 @@ where
         let (na, nb) = (self.a.position_count(), self.b.position_count());
         na.checked_add(nb).unwrap_or_else(|| {
             panic!(
-                "{}: {na} and {nb} items are more than a usize counts",
+                "{}: {na} and {nb} positions are more than a usize counts",
                 self.adaptor
             )
         })

@@ -1,6 +1,10 @@
 //! Early exit: once a participant finds what it looks for, it sets the region's stop flag
 //! and no participant claims another range (ranges in flight end at their next check, at
-//! most `MAX_BLOCK` items later); the caller returns the least index found.
+//! most `MAX_BLOCK` positions later); the caller returns the least index found. Ranges are
+//! claimed from homes (each participant its own share first), as rayon's halves: a match
+//! anywhere is found as soon as a participant's share reaches it, also in a source too long
+//! to walk from its start (`0..u128::MAX`). Regions of more than `MAX_HOMES` (8)
+//! participants claim in order.
 
 use super::pipeline::{self, OnFork};
 use super::region::{span, Regions, Runs};
@@ -14,7 +18,7 @@ use crate::sync::{AtomicBool, Ordering};
 /// search 1.6x a plain loop's time, at 1,024 a few percent. Doubling keeps a short range's
 /// overrun short, and `MAX_BLOCK` bounds any range's: at most 1,024 items after the match.
 const FIRST_BLOCK: usize = 64;
-const MAX_BLOCK: usize = 1024;
+pub(crate) const MAX_BLOCK: usize = 1024;
 
 /// Early exit: `position_any`, `position_any_slice`, `any`, `all`. Run on a
 /// [`Pool`](crate::Pool) or on [`pool.wide()`](crate::Pool::wide).
@@ -37,7 +41,7 @@ pub trait ParallelFind: Runs {
         find_in_blocks(
             self,
             n,
-            &|from, to| (from..to).find(|&i| pred(i)),
+            &|from, to, _| (from..to).find(|&i| pred(i)),
             |&i| i,
             (None, OnFork::Panic),
         )
@@ -60,8 +64,9 @@ pub trait ParallelFind: Runs {
         T: Sync,
         F: Fn(&T) -> bool + Sync,
     {
-        let search =
-            |from: usize, to: usize| items[from..to].iter().position(&pred).map(|k| from + k);
+        let search = |from: usize, to: usize, _: &AtomicBool| {
+            items[from..to].iter().position(&pred).map(|k| from + k)
+        };
         find_in_blocks(self, items.len(), &search, |&i| i, (None, OnFork::Panic))
     }
 
@@ -97,10 +102,12 @@ pub trait ParallelFind: Runs {
 
 impl<R: Runs + ?Sized> ParallelFind for R {}
 
-/// The searches' pass through the pipeline: `search(from, to)` over blocks of at most
-/// `MAX_BLOCK` positions of `0..n` returns the first match in the block, if any; each
-/// participant keeps the match of least `key` it found, and once one is found, no
-/// participant claims another range, and ranges in flight end after their current block.
+/// The searches' pass through the pipeline: `search(from, to, stop)` over blocks of at
+/// most `MAX_BLOCK` positions of `0..n` returns the first match in the block, if any (or
+/// none once `stop` is set, where a position holds many items); each participant keeps the
+/// match of least `key` it found, and once one is found, no participant claims another
+/// range, and ranges in flight end after their current block. Ranges are claimed from
+/// homes.
 /// The match of least `key` found (the index operations' matches are their indices; the
 /// iterators', items with their order). An iterator's source that can end (`while_some`)
 /// lends its flag, `ended`: it stops the search as a match does (and a match sets it: the
@@ -119,14 +126,14 @@ where
     R: Regions + ?Sized,
     T: Send,
     K: Ord,
-    S: Fn(usize, usize) -> Option<T> + Sync,
+    S: Fn(usize, usize, &AtomicBool) -> Option<T> + Sync,
 {
     let own = AtomicBool::new(false);
     let stop = ended.unwrap_or(&own);
     pipeline::run(
         runs,
         n,
-        (Claims::InOrder(Some(stop)), None),
+        (Claims::FromHomes(Some(stop)), None),
         &|| None,
         |found: &mut Option<T>, range| {
             let (mut from, mut block) = (range.start, FIRST_BLOCK);
@@ -135,7 +142,7 @@ where
                 // registers through a block (a load of the flag in the loop made it reload
                 // every capture on every item: 3x slower than a plain loop).
                 let to = span(from, block, range.end).end;
-                if let Some(hit) = search(from, to) {
+                if let Some(hit) = search(from, to, stop) {
                     if found
                         .as_ref()
                         .is_none_or(|earlier| key(&hit) < key(earlier))
