@@ -59,7 +59,7 @@ impl<'a> Caller<'a> {
         counters: &Counters,
     ) -> Caller<'a> {
         let signal = &shared.signal;
-        let wakes_late = independent && job.sized_by_clock();
+        let wakes_late = independent && job.sized_by_clock() && !job.wakes_at_post;
         // Read before the post: it times the caller's first task and dates the region for
         // the stream rule.
         let first_began = job.first_task_began();

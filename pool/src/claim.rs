@@ -218,7 +218,7 @@ impl Job {
     fn claim_one_without_overshoot(&self, cursor: &AtomicUsize, end: usize) -> Range<usize> {
         // Relaxed: as in `claim`.
         match cursor.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
-            (next < end).then_some(next + 1)
+            (next < end).then(|| next + 1)
         }) {
             Ok(start) => start..start + 1,
             Err(end) => end..end,
@@ -329,7 +329,7 @@ mod tests {
                 cursor.store(end - 2, Ordering::Relaxed);
                 let mut claimed = Vec::new();
                 for _ in 0..4 {
-                    claimed.push(job.claim(cursor, end, usize::MAX, 1));
+                    claimed.push(job.claim(cursor, end, usize::MAX, usize::MAX));
                 }
                 let tasks: Vec<usize> = claimed.iter().flat_map(|r| r.clone()).collect();
                 assert_eq!(
@@ -342,6 +342,13 @@ mod tests {
                     left >= end,
                     "{n} tasks, home {home}: the cursor at {left} wrapped"
                 );
+                if job.max_chunk == 0 {
+                    // A claim that loaded the cursor before the home ran out: the CAS
+                    // takes nothing past the home's end (the next home's first task).
+                    cursor.store(end, Ordering::Relaxed);
+                    assert!(job.claim_one_without_overshoot(cursor, end).is_empty());
+                    assert_eq!(cursor.load(Ordering::Relaxed), end);
+                }
             }
         }
     }

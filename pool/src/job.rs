@@ -41,6 +41,9 @@ pub(crate) struct Job {
     /// Whether the tasks are split into one home per participant, claimed by their owner
     /// first (README "Claiming"); else the tasks beyond the first ones are claimed in order.
     pub(crate) homed: bool,
+    /// Whether sleeping helpers are woken at the post, not late
+    /// (`Claims::FromHomesWakingAtPost`).
+    pub(crate) wakes_at_post: bool,
     /// Under loom: the caller's liveness cell (see [`Liveness`]).
     #[cfg(rayforce_loom)]
     pub(crate) alive: *const Liveness,
@@ -112,6 +115,7 @@ impl Job {
             max_chunk: max_chunk(n_tasks, participants.max(1)),
             stop: ptr::null(),
             homed: false,
+            wakes_at_post: false,
             #[cfg(rayforce_loom)]
             alive,
         }
@@ -125,8 +129,11 @@ impl Job {
     /// (`max_chunk == 0`), a claim takes one task by CAS, below its home's end.
     #[inline]
     fn claimed(mut self, claims: Claims<'_>) -> Job {
-        self.homed = matches!(claims, Claims::FromHomes(_))
-            && (2..=MAX_HOMES).contains(&self.participants)
+        self.wakes_at_post = matches!(claims, Claims::FromHomesWakingAtPost(_));
+        self.homed = matches!(
+            claims,
+            Claims::FromHomes(_) | Claims::FromHomesWakingAtPost(_)
+        ) && (2..=MAX_HOMES).contains(&self.participants)
             && self.sized_by_clock();
         self
     }

@@ -32,6 +32,11 @@ pub(crate) enum Claims<'a> {
     /// flag (if any) is set: a search for any match found one, or a source ended
     /// (`while_some` past a `None`).
     FromHomes(Option<&'a AtomicBool>),
+    /// As `FromHomes`, with sleeping helpers woken at the post, not late (README "Waking
+    /// late"): a search over coarse positions (`Drive::coarse`), whose caller's first task
+    /// may not end before another participant's match, so may never reach the tick that
+    /// wakes them.
+    FromHomesWakingAtPost(Option<&'a AtomicBool>),
     /// In index order, none once the flag (if any) is set (a source that ended): an ordered
     /// search skips the ranges past its best match, and a scan's blocks find the blocks
     /// before them published.
@@ -42,7 +47,9 @@ impl<'a> Claims<'a> {
     /// The flag that stops the claims, if any.
     pub(crate) fn stop(self) -> Option<&'a AtomicBool> {
         match self {
-            Claims::FromHomes(stop) | Claims::InOrder(stop) => stop,
+            Claims::FromHomes(stop)
+            | Claims::FromHomesWakingAtPost(stop)
+            | Claims::InOrder(stop) => stop,
         }
     }
 }

@@ -184,6 +184,8 @@ impl Slot {
             max_chunk: line.max_chunk.load(Ordering::Relaxed),
             stop: line.stop.load(Ordering::Relaxed),
             homed: line.homed.load(Ordering::Relaxed),
+            // How the caller wakes helpers: not published, no helper reads it.
+            wakes_at_post: false,
             #[cfg(rayforce_loom)]
             alive: line.alive.load(Ordering::Relaxed),
         }

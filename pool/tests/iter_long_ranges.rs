@@ -3,7 +3,7 @@
 //! any item. The 32-bit and wasm `ignore`s are rayon's. Three tests are left out, each
 //! needing what this pool does not do: `find_last` over `flat_map`s searches each outer
 //! item's inner items forward (10^18 of them here); `filter` then `find_any` over them
-//! looks at the stop flag per item the filter passes, none on the way to the match; and
+//! looks at the stop flag every 1,024 items the filter passes, none on the way; and
 //! `fold` is computed whole before `find_any` looks.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
@@ -137,7 +137,7 @@ fn find_any_reaches_the_back_half_of_the_longest_ranges() {
     assert!(x.is_some_and(|x| x > u128::MAX / 2));
     let x = two_threads(|| (i128::MIN..=i128::MAX).into_par_iter().find_any(|x| *x > 0));
     assert!(x.is_some_and(|x| x > 0));
-    // Exactly `usize::MAX` items: a position an item, each claim one task near the end.
+    // Exactly `usize::MAX` items: a position an item, every claim one task by CAS.
     let x = two_threads(|| {
         (0..usize::MAX)
             .into_par_iter()
@@ -161,6 +161,7 @@ fn the_ends_of_the_longest_ranges_are_found_in_order() {
 }
 
 #[test]
+#[cfg_attr(not(target_pointer_width = "64"), ignore)] // a position of 2^32 + 2 items
 fn a_flat_map_over_ranges_past_usize_max_items_yields_them_in_order() {
     let twice = || {
         (0..2u8)
@@ -178,4 +179,29 @@ fn a_flat_map_over_ranges_past_usize_max_items_yields_them_in_order() {
         })
         .collect();
     assert_eq!(firsts, [0, 1, 2]);
+}
+
+#[test]
+fn find_any_over_coarse_positions_wakes_a_sleeping_helper_at_once() {
+    // A helper that never spins, asleep before the search: the caller's first position
+    // (2^64 + 1 items) never ends on its own, so only a wake at the post finds the match.
+    let pool = rayforce_pool::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .spin_us(0)
+        .build()
+        .unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let found = pool.install(|| {
+            (0..u128::MAX)
+                .into_par_iter()
+                .find_any(|x| *x > u128::MAX / 2)
+        });
+        done.send(found).unwrap();
+    });
+    let found = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the search ended within a minute");
+    assert!(found.is_some_and(|x| x > u128::MAX / 2));
 }

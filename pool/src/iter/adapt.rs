@@ -263,7 +263,7 @@ where
     where
         Self: 'a;
 
-    positions_of_base!(exact: false);
+    positions_of_base!(flat);
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: the caller's contract, passed on.
@@ -290,7 +290,7 @@ where
     where
         Self: 'a;
 
-    positions_of_base!(exact: false);
+    positions_of_base!(flat);
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: the caller's contract, passed on.

@@ -236,14 +236,14 @@ where
     I: Drive,
     P: Fn(&I::Item) -> bool + Sync,
 {
-    let exact = iter.exact();
+    let coarse = iter.coarse();
     let search = |from: usize, to: usize, stop: &AtomicBool| {
         // SAFETY: a block of a range the pipeline claimed: disjoint from the others.
         let mut items = unsafe { ordered(iter, from..to) };
-        if exact {
-            items.find(|(_, x)| pred(x))
-        } else {
+        if coarse {
             first_until_stop(items, |(_, x)| pred(x), stop)
+        } else {
+            items.find(|(_, x)| pred(x))
         }
     };
     Target::current(grain(iter), |runs| {
@@ -252,15 +252,14 @@ where
             iter.position_count(),
             &search,
             |&(order, _)| order,
-            (iter.ended(), IN_AN_ITERATOR),
+            (iter.ended(), IN_AN_ITERATOR, coarse),
         )
     })
 }
 
 /// The first of `items` for which `pred` holds, or none once `stop` is set, looked at
-/// every [`MAX_BLOCK`] items: for positions that may hold many items each (a `flat_map`'s,
-/// a range's past `usize::MAX` items), where a block of positions bounds no search's
-/// overrun.
+/// every [`MAX_BLOCK`] items it yields: for coarse positions (`Drive::coarse`), where a
+/// block of positions bounds no search's overrun.
 fn first_until_stop<T>(
     items: impl Iterator<Item = T>,
     pred: impl Fn(&T) -> bool,
@@ -297,7 +296,7 @@ where
             iter.position_count(),
             &search,
             |&at| at,
-            (iter.ended(), IN_AN_ITERATOR),
+            (iter.ended(), IN_AN_ITERATOR, iter.coarse()),
         )
     })
 }
@@ -314,9 +313,9 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let n = iter.position_count();
-    // Positions of many items each (a `flat_map`'s, a range's past `usize::MAX` items) are
-    // searched forward: one at a time at first.
-    let first_back_block = if iter.exact() { FIRST_BACK_BLOCK } else { 1 };
+    // Coarse positions (a `flat_map`'s, a range's past `usize::MAX` items) are searched
+    // forward: one at a time at first.
+    let first_back_block = if iter.coarse() { 1 } else { FIRST_BACK_BLOCK };
     // The start of the latest range with a match (0 before any: no range ends there).
     let latest = AtomicUsize::new(0);
     // Windows of the mirrored positions (position `p` is `n - 1 - p`).
@@ -364,8 +363,8 @@ where
 const FIRST_BACK_BLOCK: usize = 256;
 
 /// `search`'s hit in the last block of `range` that has one: blocks from the back, the
-/// last `first` positions first ([`FIRST_BACK_BLOCK`], or 1 where a position may hold many
-/// items), each next one twice as long. A match near the
+/// last `first` positions first ([`FIRST_BACK_BLOCK`], or 1 where positions are coarse),
+/// each next one twice as long. A match near the
 /// end costs a block, not the range (a pool of one thread claims a whole window as one
 /// range); none costs the range and a block's set-up per doubling.
 fn last_from_back<T>(

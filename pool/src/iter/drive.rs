@@ -28,6 +28,14 @@ pub(crate) mod sealed {
         /// up to `usize::MAX` items, indexed or not).
         fn exact(&self) -> bool;
 
+        /// Whether a position may hold many items, without a bound (a `flat_map`'s, a
+        /// range's past `usize::MAX` items): a search then looks at its stop flag between
+        /// items, and gathers or searches such positions one at a time. Adaptors pass
+        /// their base's on.
+        fn coarse(&self) -> bool {
+            false
+        }
+
         /// The fewest positions a claimed range should hold, the last excepted
         /// (`with_min_len`); adaptors pass their base's on.
         fn min_len(&self) -> usize {
@@ -66,8 +74,9 @@ pub(crate) fn has_ended(flag: Option<&crate::sync::AtomicBool>) -> bool {
 }
 
 /// The `Drive` methods of an adaptor over `self.base` whose positions are its base's:
-/// `position_count`, the grain (`min_len`, `max_len`), `ended`, and `exact` as the base's
-/// (`base`), or always `true` or `false`.
+/// `position_count`, `coarse`, the grain (`min_len`, `max_len`), `ended`, and `exact` as
+/// the base's (`base`), or always `true` or `false`; or (`flat`) each position's items
+/// those of many inner iterators: not exact, coarse.
 macro_rules! positions_of_base {
     (exact: base) => {
         fn exact(&self) -> bool {
@@ -83,9 +92,25 @@ macro_rules! positions_of_base {
         positions_of_base!(@positions);
         positions_of_base!(@ended);
     };
+    (flat) => {
+        fn exact(&self) -> bool {
+            false
+        }
+        fn coarse(&self) -> bool {
+            true
+        }
+        fn position_count(&self) -> usize {
+            self.base.position_count()
+        }
+        positions_of_base!(@grain);
+        positions_of_base!(@ended);
+    };
     (@positions) => {
         fn position_count(&self) -> usize {
             self.base.position_count()
+        }
+        fn coarse(&self) -> bool {
+            self.base.coarse()
         }
         positions_of_base!(@grain);
     };

@@ -44,7 +44,7 @@ where
     where
         Self: 'a;
 
-    positions_of_base!(exact: false);
+    positions_of_base!(flat);
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: the caller's contract, passed on.
@@ -63,7 +63,7 @@ where
     where
         Self: 'a;
 
-    positions_of_base!(exact: false);
+    positions_of_base!(flat);
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         let itself: fn(I::Item) -> I::Item = |item| item;
@@ -74,9 +74,10 @@ where
 
 /// One range's items: each outer item made into its inner iterator by `make`, whose items
 /// are gathered a block at a time (so that a consumer that stops early, or an endless
-/// inner iterator, takes no more), then yielded: [`BLOCK`] positions of an indexed inner
-/// iterator, one position of another (all its items: a range of more than `usize::MAX`
-/// items has a run of them a position, 5.4e7 for 10^27 items).
+/// inner iterator, takes no more), then yielded: 1,024 positions at a time, one of a
+/// coarse inner iterator (`Drive::coarse`), whose items it gathers whole: a range of more
+/// than `usize::MAX` items has a run of up to 2^64 + 1 of them a position (5.4e7 for
+/// 10^27 items).
 pub struct Inner<S, M, U: IntoParallelIterator> {
     outer: S,
     make: M,
@@ -86,7 +87,7 @@ pub struct Inner<S, M, U: IntoParallelIterator> {
     block: Vec<U::Item>,
 }
 
-/// How many positions of an inner iterator of one item a position are gathered at once.
+/// How many positions of an inner iterator that is not coarse are gathered at once.
 const BLOCK: usize = 1024;
 
 impl<S, M, U: IntoParallelIterator> Inner<S, M, U> {
@@ -120,7 +121,7 @@ where
                 {
                     // Positions of many items each (another `flat_map`'s, a range's past
                     // `usize::MAX` items) one at a time.
-                    let step = if inner.exact() { BLOCK } else { 1 };
+                    let step = if inner.coarse() { 1 } else { BLOCK };
                     let end = inner.position_count().min(next.saturating_add(step));
                     // SAFETY: the inner iterator's positions from `next` on are asked for
                     // once each, in blocks that do not overlap.

@@ -82,7 +82,7 @@ pub trait RangeInteger: Copy + Send + Sync + PartialOrd + sealed::Sealed + 'stat
 }
 
 /// The types whose ranges are indexed (`IndexedParallelIterator`), as rayon's: those whose
-/// every range's length fits a `usize` on every target (`u8`, `u16`, `u32`, `i8`, `i16`,
+/// every range's length fits a `usize` on 32- and 64-bit targets (`u8`, `u16`, `u32`, `i8`, `i16`,
 /// `i32`, `char`), and `usize` and `isize`. Sealed.
 pub trait IndexedRange: sealed::Sealed {}
 
@@ -219,6 +219,10 @@ impl<T: RangeInteger> Drive for RangeIter<T> {
         self.positions().is_none_or(|positions| positions.per == 1)
     }
 
+    fn coarse(&self) -> bool {
+        !self.exact()
+    }
+
     unsafe fn seq(&self, range: Range<usize>) -> T::Seq {
         let Range { start, end } = self.range;
         let Some(positions) = self.positions().filter(|_| !range.is_empty()) else {
@@ -260,6 +264,10 @@ impl<T: RangeInteger> Drive for RangeInclusiveIter<T> {
 
     fn exact(&self) -> bool {
         self.positions().is_none_or(|positions| positions.per == 1)
+    }
+
+    fn coarse(&self) -> bool {
+        !self.exact()
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> T::SeqInclusive {

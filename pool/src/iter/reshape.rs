@@ -185,6 +185,10 @@ where
         self.a.exact() && self.b.exact()
     }
 
+    fn coarse(&self) -> bool {
+        self.a.coarse() || self.b.coarse()
+    }
+
     fn min_len(&self) -> usize {
         self.a.min_len().max(self.b.min_len())
     }

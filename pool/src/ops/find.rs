@@ -43,7 +43,7 @@ pub trait ParallelFind: Runs {
             n,
             &|from, to, _| (from..to).find(|&i| pred(i)),
             |&i| i,
-            (None, OnFork::Panic),
+            (None, OnFork::Panic, false),
         )
     }
 
@@ -67,7 +67,13 @@ pub trait ParallelFind: Runs {
         let search = |from: usize, to: usize, _: &AtomicBool| {
             items[from..to].iter().position(&pred).map(|k| from + k)
         };
-        find_in_blocks(self, items.len(), &search, |&i| i, (None, OnFork::Panic))
+        find_in_blocks(
+            self,
+            items.len(),
+            &search,
+            |&i| i,
+            (None, OnFork::Panic, false),
+        )
     }
 
     /// Whether `pred(i)` holds for some index (stopping at the first found).
@@ -107,7 +113,8 @@ impl<R: Runs + ?Sized> ParallelFind for R {}
 /// none once `stop` is set, where a position holds many items); each participant keeps the
 /// match of least `key` it found, and once one is found, no participant claims another
 /// range, and ranges in flight end after their current block. Ranges are claimed from
-/// homes.
+/// homes; where the positions are `coarse` (`Drive::coarse`), sleeping helpers are woken
+/// at the post: the caller's first task may never end on its own.
 /// The match of least `key` found (the index operations' matches are their indices; the
 /// iterators', items with their order). An iterator's source that can end (`while_some`)
 /// lends its flag, `ended`: it stops the search as a match does (and a match sets it: the
@@ -120,7 +127,7 @@ pub(crate) fn find_in_blocks<R, T, K, S>(
     n: usize,
     search: &S,
     key: impl Fn(&T) -> K + Sync,
-    (ended, on_fork): (Option<&AtomicBool>, OnFork),
+    (ended, on_fork, coarse): (Option<&AtomicBool>, OnFork, bool),
 ) -> Option<T>
 where
     R: Regions + ?Sized,
@@ -133,7 +140,14 @@ where
     pipeline::run(
         runs,
         n,
-        (Claims::FromHomes(Some(stop)), None),
+        (
+            if coarse {
+                Claims::FromHomesWakingAtPost(Some(stop))
+            } else {
+                Claims::FromHomes(Some(stop))
+            },
+            None,
+        ),
         &|| None,
         |found: &mut Option<T>, range| {
             let (mut from, mut block) = (range.start, FIRST_BLOCK);
