@@ -156,6 +156,12 @@ fn the_ends_of_the_longest_ranges_are_found_in_order() {
     let every_i128 = || (i128::MIN..=i128::MAX).into_par_iter();
     assert_eq!(every_i128().find_first(|_| true), Some(i128::MIN));
     assert_eq!(every_i128().find_last(|_| true), Some(i128::MAX));
+    // A participant deep in a position of 2^64 + 1 items leaves it once another's match
+    // makes it moot.
+    assert_eq!(
+        (0..u128::MAX).into_par_iter().find_first(|&x| x == 5),
+        Some(5)
+    );
     assert_eq!(every_i128().opt_len(), None);
     assert_eq!((1..=usize::MAX).into_par_iter().opt_len(), Some(usize::MAX));
 }

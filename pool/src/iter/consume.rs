@@ -241,7 +241,8 @@ where
         // SAFETY: a block of a range the pipeline claimed: disjoint from the others.
         let mut items = unsafe { ordered(iter, from..to) };
         if coarse {
-            first_until_stop(items, |(_, x)| pred(x), stop)
+            // Relaxed: a hint to stop early, as the blocks' own look (`find_in_blocks`).
+            first_until(items, |(_, x)| pred(x), || stop.load(Ordering::Relaxed))
         } else {
             items.find(|(_, x)| pred(x))
         }
@@ -257,24 +258,41 @@ where
     })
 }
 
-/// The first of `items` for which `pred` holds, or none once `stop` is set, looked at
-/// every [`MAX_BLOCK`] items it yields: for coarse positions (`Drive::coarse`), where a
-/// block of positions bounds no search's overrun.
-fn first_until_stop<T>(
+/// The first of `items` for which `pred` holds, or none once `outdone` says another
+/// participant's match makes any here moot, asked every [`MAX_BLOCK`] items: for coarse
+/// positions (`Drive::coarse`), where a block of positions bounds no search's overrun.
+fn first_until<T>(
     items: impl Iterator<Item = T>,
     pred: impl Fn(&T) -> bool,
-    stop: &AtomicBool,
+    outdone: impl Fn() -> bool,
 ) -> Option<T> {
     for (k, item) in items.enumerate() {
         if pred(&item) {
             return Some(item);
         }
-        // Relaxed: a hint to stop early, as the blocks' own look (`find_in_blocks`).
-        if k % MAX_BLOCK == MAX_BLOCK - 1 && stop.load(Ordering::Relaxed) {
+        if k % MAX_BLOCK == MAX_BLOCK - 1 && outdone() {
             return None;
         }
     }
     None
+}
+
+/// As [`first_until`], the last of `items` for which `pred` holds.
+fn last_until<T>(
+    items: impl Iterator<Item = T>,
+    pred: impl Fn(&T) -> bool,
+    outdone: impl Fn() -> bool,
+) -> Option<T> {
+    let mut last = None;
+    for (k, item) in items.enumerate() {
+        if pred(&item) {
+            last = Some(item);
+        }
+        if k % MAX_BLOCK == MAX_BLOCK - 1 && outdone() {
+            return None;
+        }
+    }
+    last
 }
 
 /// The position of an item for which `pred` holds, stopping every participant once one is
@@ -315,7 +333,8 @@ where
     let n = iter.position_count();
     // Coarse positions (a `flat_map`'s, a range's past `usize::MAX` items) are searched
     // forward: one at a time at first.
-    let first_back_block = if iter.coarse() { 1 } else { FIRST_BACK_BLOCK };
+    let coarse = iter.coarse();
+    let first_back_block = if coarse { 1 } else { FIRST_BACK_BLOCK };
     // The start of the latest range with a match (0 before any: no range ends there).
     let latest = AtomicUsize::new(0);
     // Windows of the mirrored positions (position `p` is `n - 1 - p`).
@@ -332,12 +351,18 @@ where
                     return;
                 }
                 let start = range.start;
+                // Relaxed: a hint, as above.
+                let end = range.end;
+                let outdone = || end <= latest.load(Ordering::Relaxed);
                 let search = |block: Range<usize>| {
                     // SAFETY: a block of the mirror of a range the pipeline claimed:
                     // disjoint from the others', within the positions, each asked once.
-                    unsafe { ordered(iter, block) }
-                        .filter(|(_, x)| pred(x))
-                        .last()
+                    let items = unsafe { ordered(iter, block) };
+                    if coarse {
+                        last_until(items, |(_, x)| pred(x), outdone)
+                    } else {
+                        items.filter(|(_, x)| pred(x)).last()
+                    }
                 };
                 // A source that may end (`while_some`) ends at its first stopping item, in
                 // order: its range is searched forward, whole.
@@ -397,6 +422,7 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let earliest = AtomicUsize::new(usize::MAX);
+    let coarse = iter.coarse();
     by_windows(iter, |window| {
         run_claimed(
             iter,
@@ -411,7 +437,18 @@ where
                 let start = range.start;
                 // SAFETY: a range the pipeline claimed: disjoint from the others, within
                 // the positions.
-                if let Some(hit) = unsafe { ordered(iter, range) }.find(|(_, x)| pred(x)) {
+                let mut items = unsafe { ordered(iter, range) };
+                let hit = if coarse {
+                    // Relaxed: a hint, as above; an earlier range's match makes this moot.
+                    first_until(
+                        items,
+                        |(_, x)| pred(x),
+                        || earliest.load(Ordering::Relaxed) < start,
+                    )
+                } else {
+                    items.find(|(_, x)| pred(x))
+                };
+                if let Some(hit) = hit {
                     earliest.fetch_min(start, Ordering::Relaxed);
                     if found.as_ref().is_none_or(|(order, _)| hit.0 < *order) {
                         *found = Some(hit);
