@@ -111,7 +111,12 @@ fn char_ranges_skip_the_surrogate_gap() {
 
 #[test]
 fn wide_integer_ranges_are_those_of_std() {
-    everywhere(|_| {
+    everywhere(|fine| {
+        if fine {
+            // Unindexed: no one-position claims (`with_max_len` is indexed); every cut of
+            // such a range is `ranges.rs`'s unit test.
+            return;
+        }
         for n in SIZES {
             let n128 = n as u128;
             for start in [0, u128::MAX - n128, 1 << 100] {

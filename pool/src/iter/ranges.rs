@@ -398,6 +398,46 @@ mod tests {
         );
     }
 
+    /// Every cut `a..b` of `iter`'s positions yields `serial`'s items `a..b`, in order.
+    fn every_cut<I>(iter: I, serial: Vec<I::Item>)
+    where
+        I: Drive,
+        I::Item: PartialEq + Debug,
+    {
+        assert!(iter.exact());
+        assert_eq!(iter.position_count(), serial.len());
+        for a in 0..=serial.len() {
+            for b in a..=serial.len() {
+                // SAFETY: within `0..position_count()`; a range hands out values, so
+                // asking for positions twice lends nothing twice.
+                let items: Vec<I::Item> = unsafe { iter.seq(a..b) }.collect();
+                assert_eq!(items, serial[a..b], "positions {a}..{b}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_cut_of_a_short_wide_range_yields_its_items() {
+        for n in 0..5u8 {
+            let n128 = u128::from(n);
+            for start in [0, 1 << 100, u128::MAX - n128] {
+                every_cut(
+                    (start..start + n128).into_par_iter(),
+                    (start..start + n128).collect(),
+                );
+            }
+            for start in [i128::MIN, -2, i128::MAX - i128::from(n)] {
+                let end = start + i128::from(n);
+                every_cut((start..end).into_par_iter(), (start..end).collect());
+                every_cut((start..=end).into_par_iter(), (start..=end).collect());
+            }
+            for start in [0, u64::MAX - u64::from(n)] {
+                let end = start + u64::from(n);
+                every_cut((start..=end).into_par_iter(), (start..=end).collect());
+            }
+        }
+    }
+
     #[test]
     fn ranges_of_up_to_usize_max_items_have_a_position_an_item() {
         let (u64s, usizes) = (

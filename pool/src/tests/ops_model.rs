@@ -105,7 +105,8 @@ fn no_range_is_claimed_after_the_stop_flag_was_seen() {
 #[test]
 fn no_range_is_claimed_from_homes_after_the_stop_flag_was_seen() {
     crate::sync::model(|| {
-        // Homes 0..4 and 4..7 (an iterator whose source ended: `while_some`'s flag).
+        // Homes 0..4 and 4..7 (a search for any match that found one, or an iterator whose
+        // source ended: `while_some`'s flag).
         let late = tasks_run_after_the_stop(7, 4, |stop| Claims::FromHomes(Some(stop)));
         assert_eq!(late, 0, "claimed after the stop");
     });
