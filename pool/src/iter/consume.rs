@@ -242,7 +242,7 @@ where
         let mut items = unsafe { ordered(iter, from..to) };
         if coarse {
             // Relaxed: a hint to stop early, as the blocks' own look (`find_in_blocks`).
-            first_until(items, |(_, x)| pred(x), || stop.load(Ordering::Relaxed))
+            until_moot(items, || stop.load(Ordering::Relaxed)).find(|(_, x)| pred(x))
         } else {
             items.find(|(_, x)| pred(x))
         }
@@ -258,41 +258,15 @@ where
     })
 }
 
-/// The first of `items` for which `pred` holds, or none once `outdone` says another
-/// participant's match makes any here moot, asked every [`MAX_BLOCK`] items: for coarse
-/// positions (`Drive::coarse`), where a block of positions bounds no search's overrun.
-fn first_until<T>(
+/// `items`, ending early once `moot` says another participant's match makes any here
+/// moot, asked every [`MAX_BLOCK`] items: for coarse positions (`Drive::coarse`), where a
+/// block of positions bounds no search's overrun.
+fn until_moot<T>(
     items: impl Iterator<Item = T>,
-    pred: impl Fn(&T) -> bool,
-    outdone: impl Fn() -> bool,
-) -> Option<T> {
-    for (k, item) in items.enumerate() {
-        if pred(&item) {
-            return Some(item);
-        }
-        if k % MAX_BLOCK == MAX_BLOCK - 1 && outdone() {
-            return None;
-        }
-    }
-    None
-}
-
-/// As [`first_until`], the last of `items` for which `pred` holds.
-fn last_until<T>(
-    items: impl Iterator<Item = T>,
-    pred: impl Fn(&T) -> bool,
-    outdone: impl Fn() -> bool,
-) -> Option<T> {
-    let mut last = None;
-    for (k, item) in items.enumerate() {
-        if pred(&item) {
-            last = Some(item);
-        }
-        if k % MAX_BLOCK == MAX_BLOCK - 1 && outdone() {
-            return None;
-        }
-    }
-    last
+    moot: impl Fn() -> bool,
+) -> impl Iterator<Item = T> {
+    (items.enumerate())
+        .map_while(move |(k, item)| (k % MAX_BLOCK != MAX_BLOCK - 1 || !moot()).then_some(item))
 }
 
 /// The position of an item for which `pred` holds, stopping every participant once one is
@@ -351,15 +325,15 @@ where
                     return;
                 }
                 let start = range.start;
-                // Relaxed: a hint, as above.
                 let end = range.end;
-                let outdone = || end <= latest.load(Ordering::Relaxed);
+                // Relaxed: a hint, as above.
+                let moot = || end <= latest.load(Ordering::Relaxed);
                 let search = |block: Range<usize>| {
                     // SAFETY: a block of the mirror of a range the pipeline claimed:
                     // disjoint from the others', within the positions, each asked once.
                     let items = unsafe { ordered(iter, block) };
                     if coarse {
-                        last_until(items, |(_, x)| pred(x), outdone)
+                        until_moot(items, moot).filter(|(_, x)| pred(x)).last()
                     } else {
                         items.filter(|(_, x)| pred(x)).last()
                     }
@@ -389,9 +363,9 @@ const FIRST_BACK_BLOCK: usize = 256;
 
 /// `search`'s hit in the last block of `range` that has one: blocks from the back, the
 /// last `first` positions first ([`FIRST_BACK_BLOCK`], or 1 where positions are coarse),
-/// each next one twice as long. A match near the
-/// end costs a block, not the range (a pool of one thread claims a whole window as one
-/// range); none costs the range and a block's set-up per doubling.
+/// each next one twice as long. A match near the end costs a block, not the range (a pool
+/// of one thread claims a whole window as one range); none costs the range and a block's
+/// set-up per doubling.
 fn last_from_back<T>(
     range: Range<usize>,
     first: usize,
@@ -440,11 +414,8 @@ where
                 let mut items = unsafe { ordered(iter, range) };
                 let hit = if coarse {
                     // Relaxed: a hint, as above; an earlier range's match makes this moot.
-                    first_until(
-                        items,
-                        |(_, x)| pred(x),
-                        || earliest.load(Ordering::Relaxed) < start,
-                    )
+                    let moot = || earliest.load(Ordering::Relaxed) < start;
+                    until_moot(items, moot).find(|(_, x)| pred(x))
                 } else {
                     items.find(|(_, x)| pred(x))
                 };

@@ -161,6 +161,8 @@ struct Positions {
     count: usize,
     /// How many items each position but the last holds.
     per: u128,
+    /// The offset of the last item.
+    last: u128,
 }
 
 impl Positions {
@@ -170,13 +172,18 @@ impl Positions {
             .ok()
             .and_then(|last| last.checked_add(1))
         {
-            Some(count) => Positions { count, per: 1 },
+            Some(count) => Positions {
+                count,
+                per: 1,
+                last,
+            },
             None => {
                 // `last < per * usize::MAX`, so `last / per + 1 <= usize::MAX`.
                 let per = last / usize::MAX as u128 + 1;
                 Positions {
                     count: (last / per) as usize + 1,
                     per,
+                    last,
                 }
             }
         }
@@ -189,13 +196,31 @@ impl Positions {
 
     /// The offset of the last item of the positions below `end` (`0 < end <= count`),
     /// the range's `last` at the last position.
-    fn last_before(self, end: usize, last: u128) -> u128 {
+    fn last_before(self, end: usize) -> u128 {
         if end == self.count {
-            last
+            self.last
         } else {
             end as u128 * self.per - 1
         }
     }
+}
+
+/// The `Drive` methods both range iterators derive from their `positions()`: how many,
+/// whether each is one item, and whether each may be many.
+macro_rules! drive_by_positions {
+    () => {
+        fn position_count(&self) -> usize {
+            self.positions().map_or(0, |positions| positions.count)
+        }
+
+        fn exact(&self) -> bool {
+            self.positions().is_none_or(|positions| positions.per == 1)
+        }
+
+        fn coarse(&self) -> bool {
+            !self.exact()
+        }
+    };
 }
 
 impl<T: RangeInteger> RangeIter<T> {
@@ -211,27 +236,16 @@ impl<T: RangeInteger> Drive for RangeIter<T> {
     type Item = T;
     type Seq<'a> = T::Seq;
 
-    fn position_count(&self) -> usize {
-        self.positions().map_or(0, |positions| positions.count)
-    }
-
-    fn exact(&self) -> bool {
-        self.positions().is_none_or(|positions| positions.per == 1)
-    }
-
-    fn coarse(&self) -> bool {
-        !self.exact()
-    }
+    drive_by_positions!();
 
     unsafe fn seq(&self, range: Range<usize>) -> T::Seq {
-        let Range { start, end } = self.range;
+        let start = self.range.start;
         let Some(positions) = self.positions().filter(|_| !range.is_empty()) else {
             return T::range(start, start);
         };
         // Offsets within the range (the caller's): the values stay in it.
         let first = T::offset(start, positions.first_of(range.start));
-        let last = T::distance(start, end) - 1;
-        let beyond = positions.last_before(range.end, last) + 1;
+        let beyond = positions.last_before(range.end) + 1;
         T::range(first, T::offset(start, beyond))
     }
 }
@@ -258,26 +272,16 @@ impl<T: RangeInteger> Drive for RangeInclusiveIter<T> {
     type Item = T;
     type Seq<'a> = T::SeqInclusive;
 
-    fn position_count(&self) -> usize {
-        self.positions().map_or(0, |positions| positions.count)
-    }
-
-    fn exact(&self) -> bool {
-        self.positions().is_none_or(|positions| positions.per == 1)
-    }
-
-    fn coarse(&self) -> bool {
-        !self.exact()
-    }
+    drive_by_positions!();
 
     unsafe fn seq(&self, range: Range<usize>) -> T::SeqInclusive {
-        let (start, end) = (*self.range.start(), *self.range.end());
+        let start = *self.range.start();
         let Some(positions) = self.positions().filter(|_| !range.is_empty()) else {
             return T::range_inclusive(start, start, true);
         };
         // As `RangeIter`'s: offsets within the range stay in it.
         let first = positions.first_of(range.start);
-        let last = positions.last_before(range.end, T::distance(start, end));
+        let last = positions.last_before(range.end);
         T::range_inclusive(T::offset(start, first), T::offset(start, last), false)
     }
 }
@@ -332,7 +336,7 @@ mod tests {
                 "{last}: the last position holds the rest"
             );
             assert_eq!(positions.first_of(0), 0);
-            assert_eq!(positions.last_before(positions.count, last), last);
+            assert_eq!(positions.last_before(positions.count), last);
         }
     }
 
