@@ -253,3 +253,28 @@ pub fn current_num_threads() -> usize {
         None => default_pool::get().width(),
     })
 }
+
+/// This thread's index in the current pool, as rayon's `current_thread_index`: on helper k
+/// of the pool whose task or helper this thread is in, `Some(k)`; on a thread that takes
+/// part as the caller of one of the pool's regions, or runs inside its
+/// [`install`](crate::Pool::install), `Some(0)` (the caller is the pool's thread 0); outside
+/// every pool, `None` (the default pool is not current until a region or `install` runs).
+///
+/// A thread's index does not change while it is in one pool. Threads of distinct pools
+/// share indices, as rayon's do, and so do callers of one pool that run regions on it at
+/// the same time (all are its thread 0). Indices are below the pool's
+/// [`wide_width`](crate::Pool::wide_width), which is its width unless it has wide helpers.
+///
+/// ```
+/// use rayforce_pool::current_thread_index;
+/// let pool = rayforce_pool::Pool::builder().workers(3).build().unwrap();
+/// assert_eq!(current_thread_index(), None);
+/// assert_eq!(pool.install(current_thread_index), Some(0));
+/// let mut seen = pool.broadcast(|_| current_thread_index().unwrap());
+/// seen.sort();
+/// assert_eq!(seen, [0, 1, 2]);
+/// ```
+#[must_use]
+pub fn current_thread_index() -> Option<usize> {
+    current::thread_index().map(|(_, index)| index)
+}

@@ -74,8 +74,8 @@ pub use builder::{widths, BuildError, PoolBuilder};
 pub use builder::{BuildError as ThreadPoolBuildError, PoolBuilder as ThreadPoolBuilder};
 pub use fork_once::ForkOnceCell;
 pub use free::{
-    broadcast, current_num_threads, in_place_scope, in_place_scope_fifo, join, max_num_threads,
-    scope, scope_fifo, spawn, spawn_broadcast, spawn_fifo,
+    broadcast, current_num_threads, current_thread_index, in_place_scope, in_place_scope_fifo,
+    join, max_num_threads, scope, scope_fifo, spawn, spawn_broadcast, spawn_fifo,
 };
 pub use join_context::{join_context, FnContext};
 pub use limits::MAX_WIDTH;

@@ -618,6 +618,21 @@ impl Pool {
         self.in_this_pool().map(|_| yielding::run_local())
     }
 
+    /// rayon's `ThreadPool::current_thread_index`: [`current_thread_index`](crate::current_thread_index)
+    /// if this thread is in this pool (in one of its tasks or helpers, or its
+    /// [`install`](Self::install)), else `None`.
+    ///
+    /// ```
+    /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
+    /// assert_eq!(pool.current_thread_index(), None);
+    /// assert_eq!(pool.install(|| pool.current_thread_index()), Some(0));
+    /// ```
+    #[must_use]
+    pub fn current_thread_index(&self) -> Option<usize> {
+        self.in_this_pool()
+            .and_then(|_| crate::current_thread_index())
+    }
+
     /// This pool's shared state, if this thread is in the pool now. In a forked child
     /// whose pool has no crew of its own yet, none (the thread can only be in the parent's),
     /// and none is started to say so.

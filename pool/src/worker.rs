@@ -29,7 +29,7 @@ pub(crate) fn run(
     own: Arc<Mailbox>,
 ) {
     mark_helper_thread();
-    current::set_for_thread(shared);
+    current::set_for_thread(shared, index);
     mail::make_own(&own);
     if let Some(hook) = on_start {
         let failure = match panic::catch_unwind(AssertUnwindSafe(|| hook(index))) {

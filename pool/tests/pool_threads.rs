@@ -2,8 +2,9 @@
 //! pool's thread k, from 1), also a wide helper started later; `stack_size(n)` gives every
 //! helper a stack of `n` bytes; `start_handler` is `on_thread_start`; a name with a NUL
 //! byte fails the build; `exit_handler` runs on each helper as the dropped pool stops it,
-//! its panic going to the panic handler. A builder prints its settings, a `ForkOnceCell`
-//! its value once set.
+//! its panic going to the panic handler; `current_thread_index` is a helper's k, the
+//! caller's 0, and `None` outside the pool. A builder prints its settings, a
+//! `ForkOnceCell` its value once set.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
 use rayforce_pool::ThreadPoolBuilder;
@@ -51,6 +52,63 @@ fn helpers_are_named_as_thread_name_says_also_those_started_later() {
         .unwrap();
     assert_eq!(sorted(&seen), [(1, Some("rayforce-1".to_string()))]);
     drop((pool, plain));
+}
+
+#[test]
+fn current_thread_index_is_a_helpers_k_the_callers_0_and_none_outside() {
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .thread_name(|k| format!("helper-{k}"))
+        .build()
+        .unwrap();
+    let other = ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let caller = std::thread::current().id();
+    let seen = Mutex::new(Vec::new());
+    pool.dispatch(64, |_| {
+        // Long enough that the helpers take tasks too.
+        std::thread::sleep(std::time::Duration::from_micros(200));
+        let name = std::thread::current().name().map(String::from);
+        let on_caller = std::thread::current().id() == caller;
+        let index = rayforce_pool::current_thread_index();
+        let in_other = other.install(|| {
+            (
+                rayforce_pool::current_thread_index(),
+                pool.current_thread_index(),
+            )
+        });
+        seen.lock().unwrap().push((
+            on_caller,
+            name,
+            index,
+            pool.current_thread_index(),
+            in_other,
+        ));
+    });
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.len(), 64);
+    assert!(seen.iter().any(|task| !task.0), "no helper took a task");
+    for (on_caller, name, index, pool_index, in_other) in seen {
+        let expected = if on_caller {
+            0
+        } else {
+            let name = name.expect("a helper is named");
+            name["helper-".len()..].parse().unwrap()
+        };
+        assert!(expected < 3, "index {expected} of a 3-thread pool");
+        assert_eq!(
+            index,
+            Some(expected),
+            "on {}",
+            if on_caller { "the caller" } else { "a helper" }
+        );
+        assert_eq!(pool_index, Some(expected));
+        // Inside another pool's install, the thread is that pool's caller, not in this pool.
+        assert_eq!(in_other, (Some(0), None));
+    }
+    assert_eq!(rayforce_pool::current_thread_index(), None);
+    assert_eq!(pool.current_thread_index(), None);
+    assert_eq!(pool.install(|| pool.current_thread_index()), Some(0));
+    assert_eq!(pool.install(|| other.current_thread_index()), None);
 }
 
 #[test]
