@@ -13,6 +13,7 @@
 //! `position_any`, `position_any_slice`, `any` and `all` with early exit, and prefix sums.
 //! Each takes indices (`pool.map(n, |i| ..)`); where rayon has the name, it means what
 //! rayon's does.
+#![warn(missing_debug_implementations)]
 
 mod broadcast;
 mod broken;

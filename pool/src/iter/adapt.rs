@@ -112,6 +112,14 @@ pub struct Updated<S, F> {
     f: F,
 }
 
+impl<S: std::fmt::Debug, F> std::fmt::Debug for Updated<S, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Updated")
+            .field("items", &self.items)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S: Iterator, F: Fn(&mut S::Item)> Iterator for Updated<S, F> {
     type Item = S::Item;
 

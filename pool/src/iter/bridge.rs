@@ -113,6 +113,7 @@ where
 }
 
 /// The items one participant pulls from a bridge, until it is dry.
+#[derive(Debug)]
 pub struct Pull<'a, T> {
     from: &'a IterBridge<T>,
 }

@@ -87,6 +87,22 @@ pub struct Inner<S, M, U: IntoParallelIterator> {
     block: Vec<U::Item>,
 }
 
+impl<S, M, U> std::fmt::Debug for Inner<S, M, U>
+where
+    S: std::fmt::Debug,
+    U: IntoParallelIterator,
+    U::Iter: std::fmt::Debug,
+    U::Item: std::fmt::Debug,
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inner")
+            .field("outer", &self.outer)
+            .field("inner", &self.inner)
+            .field("block", &self.block)
+            .finish_non_exhaustive()
+    }
+}
+
 /// How many positions of an inner iterator that is not coarse are gathered at once.
 const BLOCK: usize = 1024;
 

@@ -38,6 +38,14 @@ pub struct Folding<I, ID, F> {
     op: F,
 }
 
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for Folding<I, ID, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Folding")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<I, ID, F> Folding<I, ID, F> {
     pub(crate) fn new(base: I, identity: ID, op: F) -> Self {
         Folding { base, identity, op }
@@ -94,6 +102,14 @@ pub struct TryFolding<I, R, ID, F> {
     identity: ID,
     op: F,
     result: PhantomData<fn() -> R>,
+}
+
+impl<I: std::fmt::Debug, R, ID, F> std::fmt::Debug for TryFolding<I, R, ID, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TryFolding")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I: Clone, R, ID: Clone, F: Clone> Clone for TryFolding<I, R, ID, F> {

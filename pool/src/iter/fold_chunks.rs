@@ -78,6 +78,15 @@ pub struct Folded<'a, I, ID, F> {
     of: &'a FoldChunks<I, ID, F>,
 }
 
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for Folded<'_, I, ID, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Folded")
+            .field("chunks", &self.chunks)
+            .field("of", &self.of)
+            .finish()
+    }
+}
+
 impl<I, ID, F> Iterator for Folded<'_, I, ID, F>
 where
     I: Drive,

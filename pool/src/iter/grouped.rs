@@ -49,6 +49,7 @@ impl<I: Drive> Drive for Chunks<I> {
 }
 
 /// One range's groups: `left` `Vec`s of up to `size` items each.
+#[derive(Debug)]
 pub struct Groups<S> {
     items: S,
     size: usize,

@@ -85,6 +85,7 @@ where
 
 /// One range of an [`Interleave`]'s items: from `a` on even positions and `b` on odd ones
 /// below `alternating`, then from whichever has items left.
+#[derive(Debug)]
 pub struct Alternate<SA, SB> {
     a: SA,
     b: SB,

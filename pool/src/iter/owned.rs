@@ -179,6 +179,16 @@ pub struct Drain<'a, T> {
     end: usize,
 }
 
+impl<T> std::fmt::Debug for Drain<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Drain")
+            .field("start", &self.start)
+            .field("next", &self.next)
+            .field("end", &self.end)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<T> Iterator for Drain<'_, T> {
     type Item = T;
 

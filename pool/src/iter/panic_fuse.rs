@@ -45,6 +45,7 @@ impl<I: Drive> Drive for PanicFuse<I> {
 }
 
 /// One range's items, until the fuse blows.
+#[derive(Debug)]
 pub struct Fused<'a, S> {
     items: S,
     blown: &'a AtomicBool,

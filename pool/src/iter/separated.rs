@@ -44,13 +44,31 @@ pub trait Mark<T>: Sync {
 #[derive(Clone)]
 pub struct Between<P>(pub(crate) P);
 
+impl<P> std::fmt::Debug for Between<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Between").finish_non_exhaustive()
+    }
+}
+
 /// Pieces each ended by an item `P` holds for, which it keeps: `par_split_inclusive`.
 #[derive(Clone)]
 pub struct EndedBy<P>(pub(crate) P);
 
+impl<P> std::fmt::Debug for EndedBy<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("EndedBy").finish_non_exhaustive()
+    }
+}
+
 /// Runs in which `P` holds for each item and the one before it: `par_chunk_by`.
 #[derive(Clone)]
 pub struct Runs<P>(pub(crate) P);
+
+impl<P> std::fmt::Debug for Runs<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Runs").finish_non_exhaustive()
+    }
+}
 
 impl<T, P: Fn(&T) -> bool + Sync> Mark<T> for Between<P> {
     const STARTS_AFTER: usize = 1;
@@ -168,6 +186,16 @@ pub struct PiecesFrom<'data, 'm, T, M> {
     until: usize,
 }
 
+impl<T: std::fmt::Debug, M> std::fmt::Debug for PiecesFrom<'_, '_, T, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PiecesFrom")
+            .field("items", &self.items)
+            .field("at", &self.at)
+            .field("until", &self.until)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'data, T, M: Mark<T>> Iterator for PiecesFrom<'data, '_, T, M> {
     type Item = &'data [T];
 
@@ -279,6 +307,16 @@ pub struct PiecesMutAt<'data, 'm, T, M> {
     pieces: Range<usize>,
     lent: PhantomData<&'data mut [T]>,
     kind: PhantomData<fn() -> M>,
+}
+
+impl<T, M> std::fmt::Debug for PiecesMutAt<'_, '_, T, M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PiecesMutAt")
+            .field("len", &self.len)
+            .field("marks", &self.marks.len())
+            .field("pieces", &self.pieces)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'data, T, M: Mark<T>> Iterator for PiecesMutAt<'data, '_, T, M> {

@@ -43,6 +43,14 @@ pub struct Cutting<D, S> {
     splitter: S,
 }
 
+impl<D: std::fmt::Debug, S> std::fmt::Debug for Cutting<D, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cutting")
+            .field("data", &self.data)
+            .finish_non_exhaustive()
+    }
+}
+
 /// `data` cut by `splitter` into at most `most` pieces (at least one), in order.
 fn cut<D, S>(splitter: &S, data: D, most: usize) -> Vec<D>
 where

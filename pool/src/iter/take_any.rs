@@ -34,6 +34,7 @@ pub type TakeAnyWhile<I, P> = AnyItems<I, TakeWhile<P>>;
 pub type SkipAnyWhile<I, P> = AnyItems<I, SkipWhile<P>>;
 
 /// What a rule does with an item.
+#[derive(Debug)]
 pub enum Decision {
     /// Hand the item on.
     Yield,
@@ -81,10 +82,26 @@ pub struct TakeWhile<P> {
     ended: AtomicBool,
 }
 
+impl<P> std::fmt::Debug for TakeWhile<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TakeWhile")
+            .field("ended", &self.ended)
+            .finish_non_exhaustive()
+    }
+}
+
 /// `skip_any_while`'s rule.
 pub struct SkipWhile<P> {
     pred: P,
     skipping: AtomicBool,
+}
+
+impl<P> std::fmt::Debug for SkipWhile<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkipWhile")
+            .field("skipping", &self.skipping)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TakeCount {
@@ -262,6 +279,7 @@ impl<I: Drive, R: Rule<I::Item>> Drive for AnyItems<I, R> {
 }
 
 /// One range's items that the rule lets through.
+#[derive(Debug)]
 pub struct Decided<'a, S, R> {
     items: S,
     rule: &'a R,

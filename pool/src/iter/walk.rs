@@ -86,6 +86,15 @@ pub struct Walking<S, B, const PREFIX: bool> {
     children_of: B,
 }
 
+impl<S: std::fmt::Debug, B, const PREFIX: bool> std::fmt::Debug for Walking<S, B, PREFIX> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Walking")
+            .field("prefix", &PREFIX)
+            .field("root", &self.root)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A node to visit (emit, in prefix order, and push its children), or one whose children
 /// were all emitted (emit, in postfix order).
 enum Step<S> {

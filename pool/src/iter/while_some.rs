@@ -58,6 +58,7 @@ where
 }
 
 /// One range's values, until its items or the whole iterator meet a `None`.
+#[derive(Debug)]
 pub struct UntilNone<'a, S> {
     items: S,
     ended: &'a AtomicBool,

@@ -60,6 +60,15 @@ pub struct WithState<'a, S, T, F> {
     f: &'a F,
 }
 
+impl<S: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for WithState<'_, S, T, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WithState")
+            .field("items", &self.items)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S, T, F, R> Iterator for WithState<'_, S, T, F>
 where
     S: Iterator,
