@@ -45,37 +45,13 @@ fn fork_with_deadline() -> libc::pid_t {
 }
 
 /// In the parent: checks that the child exited with 0; a failure naming `what` if it did
-/// not, or hangs 10 s.
+/// not, or hangs.
 fn wait_child(pid: libc::pid_t, what: &str) {
-    let status = child_status(pid, what);
+    let status = child_ends::status(pid, what);
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         "{what}: child status {status:#x}"
     );
-}
-
-/// In the parent: the child's status, or a failure naming `what` if it hangs 10 s.
-fn child_status(pid: libc::pid_t, what: &str) -> i32 {
-    assert!(pid > 0, "{what}: fork failed");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let mut status = 0;
-    loop {
-        // SAFETY: waiting for our own child, without blocking.
-        let done = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if done == pid {
-            break;
-        }
-        if Instant::now() > deadline {
-            // SAFETY: killing and reaping our own child.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, 0);
-            }
-            panic!("{what}: the child hung");
-        }
-        std::thread::sleep(Duration::from_micros(200));
-    }
-    status
 }
 
 /// Two tasks that wait for each other: they finish only if a helper runs one of them.
@@ -630,7 +606,7 @@ fn a_child_forked_while_a_helper_pulls_from_par_bridge_aborts_without_waiting_fo
                 assert_eq!(seen.into_inner(), ITEMS, "the parent sees every item");
                 assert!(SOURCE_DROPPED.load(Ordering::SeqCst), "the parent drops it");
                 let what = format!("fork {forks} while a helper pulls from par_bridge");
-                let status = child_status(pid, &what);
+                let status = child_ends::status(pid, &what);
                 assert!(
                     libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGABRT,
                     "{what}: child status {status:#x}"

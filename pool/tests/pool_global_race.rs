@@ -8,6 +8,9 @@ use rayforce_pool::{Pool, ThreadPoolBuilder};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+#[allow(dead_code)] // this test waits for its children, without reading their ends
+mod child_ends;
+
 /// Races run, each in a fresh child.
 const RACES: usize = 200;
 
@@ -62,8 +65,7 @@ fn build_global_racing_the_first_free_call_in_forked_children_leaves_one_default
             // SAFETY: ends only this (child) process, without the parent's atexit handlers.
             unsafe { libc::_exit(code) };
         }
-        assert!(pid > 0, "fork failed");
-        let status = wait(pid);
+        let status = child_ends::status(pid, &format!("race {race_index}"));
         let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
         assert!(
             matches!(code, Some(10 | 11)),
@@ -76,25 +78,4 @@ fn build_global_racing_the_first_free_call_in_forked_children_leaves_one_default
         (1..RACES).contains(&won),
         "build_global won {won} of {RACES} races: the two did not race"
     );
-}
-
-/// The child's wait status, killing it if it outruns 20 s.
-fn wait(pid: libc::pid_t) -> i32 {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut status = 0;
-    loop {
-        // SAFETY: our own child, without blocking.
-        if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
-            return status;
-        }
-        if Instant::now() > deadline {
-            // SAFETY: killing and reaping our own child.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, 0);
-            }
-            panic!("a race's child hung");
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
 }

@@ -1,6 +1,35 @@
 //! What the fork tests share: a forked child either finishes and exits 0, or aborts saying
 //! why; its standard error comes back through a pipe, so that an abort is told apart from
-//! a double free's (both end in SIGABRT).
+//! a double free's (both end in SIGABRT). A child is waited for with a deadline: a hang is
+//! a failure, not a stuck test.
+
+use std::time::{Duration, Instant};
+
+/// How long a child may take before it counts as hung.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// In the parent: child `pid`'s wait status; a failure naming `what` if the fork failed or
+/// the child is still running after [`DEADLINE`] (it is killed and reaped first).
+pub fn status(pid: libc::pid_t, what: &str) -> i32 {
+    assert!(pid > 0, "{what}: fork failed");
+    let deadline = Instant::now() + DEADLINE;
+    let mut status = 0;
+    loop {
+        // SAFETY: waiting for our own child, without blocking; `status` is valid for writes.
+        if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+            return status;
+        }
+        if Instant::now() > deadline {
+            // SAFETY: killing and reaping our own child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            panic!("{what}: the child hung");
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
 
 /// Children's ends: how many aborted, and what they wrote to standard error.
 pub struct ChildEnds {
@@ -22,11 +51,9 @@ impl ChildEnds {
         unsafe { libc::dup2(self.pipe[1], 2) };
     }
 
-    /// Waits for child `pid`, which must have exited 0 or aborted.
+    /// Waits for child `pid`, which must have exited 0 or aborted, within the deadline.
     pub fn wait(&mut self, pid: libc::pid_t, what: &str) {
-        let mut status = 0;
-        // SAFETY: `pid` is our child; `status` is valid for writes.
-        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        let status = status(pid, what);
         let exited_ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
         let aborted = libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGABRT;
         assert!(exited_ok || aborted, "{what}: child status {status:#x}");
