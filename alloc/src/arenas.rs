@@ -210,6 +210,11 @@ impl Arenas {
         if heap.is_null() {
             return None;
         }
+        // A heap's first page in an arena takes a lock of the heap's, which no fork handler
+        // releases: taken here, under the bind lock, no child is forked while it is held
+        // (`binding.rs`'s note). Out of memory, null is freed.
+        // SAFETY: `heap` is live; both calls allocate and free inside mimalloc.
+        unsafe { ffi::mi_free(ffi::mi_heap_malloc(heap, 1)) };
         // Release: pairs with the Acquire load in `heap`, for threads that read the heap
         // of an arena they did not create.
         self.arenas[index].heap.store(heap, Ordering::Release);

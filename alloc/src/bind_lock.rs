@@ -5,7 +5,7 @@
 //! A plain `pthread_mutex_t`: it never allocates, and unlike a guard-based lock it can be
 //! taken in the `pthread_atfork` prepare handler and released in the parent and child ones.
 
-use core::cell::UnsafeCell;
+use core::cell::{Cell, UnsafeCell};
 use core::sync::atomic::{AtomicU8, Ordering};
 
 struct Lock(UnsafeCell<libc::pthread_mutex_t>);
@@ -46,6 +46,23 @@ extern "C" fn after_fork() {
 /// Holds the bind lock until dropped.
 pub(crate) struct BindGuard(());
 
+std::thread_local! {
+    /// Whether this thread holds the bind lock through a `BindGuard`. Const, no destructor:
+    /// readable at any point of the thread's life.
+    static HELD_HERE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the bind lock held: taken for it, unless this thread holds it already (an
+/// allocation re-entered from inside a section that holds it).
+pub(crate) fn with_lock<R>(f: impl FnOnce() -> R) -> R {
+    if HELD_HERE.with(Cell::get) {
+        f()
+    } else {
+        let _lock = lock();
+        f()
+    }
+}
+
 /// Takes the bind lock. The first call registers the fork handlers (registration may
 /// allocate; the callers bind inside `binding::bind`, whose re-entrant allocations go to the
 /// main heap, or during thread exit, whose allocations do too). A call while another thread
@@ -66,11 +83,13 @@ pub(crate) fn lock() -> BindGuard {
         WATCH_FORK.store(WATCHING, Ordering::Release);
     }
     lock_raw();
+    HELD_HERE.with(|held| held.set(true));
     BindGuard(())
 }
 
 impl Drop for BindGuard {
     fn drop(&mut self) {
+        HELD_HERE.with(|held| held.set(false));
         unlock_raw();
     }
 }

@@ -11,6 +11,13 @@
 //! those cases the binding outlives mimalloc's teardown, and the reference keeps the theap's
 //! memory valid: mimalloc marks it uninitialized, and allocating through it falls to the
 //! thread's re-initialised default theap (`alloc/tests/alloc_exit_order.rs`).
+//!
+//! mimalloc makes and ends a thread's state (its theaps, on its first allocation and at its
+//! exit) under locks of its own that no fork handler releases: a child forked while another
+//! thread held one hangs when it next starts a thread. So this module makes the state
+//! under the bind lock, which a fork takes first (`bind_lock.rs`), and ends it there too,
+//! from the exit hook, in place of mimalloc's own thread-exit destructor; an allocation after
+//! the exit hook makes and ends it again, under the lock.
 
 use crate::arenas::{Arenas, Attached};
 use crate::bind_lock;
@@ -70,6 +77,9 @@ thread_local! {
     /// theap in it is referenced (see the module's note).
     static BOUND: Cell<(*const Arenas, Target)> = const { Cell::new((ptr::null(), Target::NONE)) };
     static PHASE: Cell<Phase> = const { Cell::new(Phase::Free) };
+    /// Whether this module made mimalloc's state for the thread (under the bind lock), and
+    /// has not ended it since.
+    static MADE: Cell<bool> = const { Cell::new(false) };
     /// Detaches the thread when it exits.
     static EXIT_HOOK: ExitHook = const {
         ExitHook {
@@ -88,16 +98,17 @@ pub(crate) fn bound(arenas: &Arenas) -> Option<Target> {
 }
 
 /// Binds this thread to an arena of `arenas`, chosen by `choose`, and returns where to
-/// allocate: the arena, or the main heap while binding (re-entry), after exit, or if no
-/// arena could be had.
+/// allocate there; `None` while binding (re-entry), after exit, or if no arena could be
+/// had: the caller then allocates [`on_main_heap`].
 pub(crate) fn bind<'a>(
     arenas: &'a Arenas,
     choose: impl FnOnce() -> Option<Attached<'a>>,
-) -> Target {
+) -> Option<Target> {
     if PHASE.with(Cell::get) != Phase::Free {
-        return Target::main();
+        return None;
     }
     PHASE.with(|p| p.set(Phase::Binding));
+    make_thread_state();
     // The hook must be registered (first touch) before we attach, or an exit could leave
     // us counted; if it is already destroyed, the thread is exiting.
     let hook_alive = EXIT_HOOK.try_with(|_| ()).is_ok();
@@ -133,7 +144,42 @@ pub(crate) fn bind<'a>(
             Phase::Exited
         })
     });
-    target.unwrap_or_else(Target::main)
+    target
+}
+
+/// Runs `op` on the main heap, for a thread that is not bound: one re-entered while binding,
+/// racing the sizing decision, out of memory for its theap, or exiting. After the exit hook,
+/// under the bind lock, with mimalloc's thread state ended again after `op` (see the
+/// module's note).
+pub(crate) fn on_main_heap<R>(op: impl FnOnce(Target) -> R) -> R {
+    match PHASE.with(Cell::get) {
+        // `bind` made the thread state before it could re-enter.
+        Phase::Binding => op(Target::main()),
+        Phase::Free => {
+            make_thread_state();
+            op(Target::main())
+        }
+        Phase::Exited => bind_lock::with_lock(|| {
+            let result = op(Target::main());
+            // SAFETY: the thread is exiting, and the theap `op` used is not kept.
+            unsafe { ffi::end_thread_state() };
+            result
+        }),
+    }
+}
+
+/// Makes mimalloc's state for this thread under the bind lock, if this module has not.
+/// Touches the exit hook first, so that the hook ends the state as the thread exits.
+fn make_thread_state() {
+    if MADE.with(Cell::get) {
+        return;
+    }
+    // Registering the hook's destructor allocates through the C library, not through Rust's
+    // allocator; a thread already past its destructors skips it.
+    let _ = EXIT_HOOK.try_with(|_| ());
+    // SAFETY: idempotent; allocates inside mimalloc, never through Rust's allocator.
+    bind_lock::with_lock(|| unsafe { ffi::mi_thread_init() });
+    MADE.with(|made| made.set(true));
 }
 
 /// Detaches this thread from whatever it is bound to.
@@ -177,5 +223,9 @@ impl Drop for ExitHook {
         PHASE.with(|p| p.set(Phase::Exited));
         BOUND.with(|b| b.set((ptr::null(), Target::NONE)));
         self.release();
+        if MADE.with(|made| made.replace(false)) {
+            // SAFETY: the thread is exiting, and unbound: `BOUND` no longer names a theap.
+            bind_lock::with_lock(|| unsafe { ffi::end_thread_state() });
+        }
     }
 }

@@ -6,8 +6,8 @@
 //! that holds its theap calls `mi_theap_*` and skips that lookup.
 
 pub(crate) use libmimalloc_sys::{
-    mi_collect, mi_free, mi_heap_collect, mi_heap_delete, mi_heap_new, mi_heap_realloc_aligned,
-    mi_heap_t, mi_heap_zalloc_aligned, mi_theap_t,
+    mi_collect, mi_free, mi_heap_collect, mi_heap_delete, mi_heap_malloc, mi_heap_new,
+    mi_heap_realloc_aligned, mi_heap_t, mi_heap_zalloc_aligned, mi_theap_t, mi_thread_init,
 };
 use libmimalloc_sys::{mi_option_get, mi_option_set, mi_option_t};
 
@@ -46,6 +46,29 @@ extern "C" {
     /// A thread's theap before mimalloc initialised the thread (what the main heap's lookup
     /// returns if that failed): every allocation through it retries the initialisation.
     static _mi_theap_empty: u8;
+    /// The pthread key whose destructor ends a thread's mimalloc state at its exit, holding
+    /// the thread's main theap; `(pthread_key_t)-1` until mimalloc's process setup made it.
+    static _mi_heap_default_key: libc::pthread_key_t;
+}
+
+/// Ends mimalloc's state for the calling thread now: its pages are abandoned to other
+/// threads and its theaps freed (blocks stay valid; a later allocation makes the state
+/// again). Also clears mimalloc's thread-exit key, which still names the freed main theap
+/// and whose destructor would read it at the thread's exit.
+///
+/// # Safety
+/// The calling thread must not allocate through a theap it looked up before this call.
+pub(crate) unsafe fn end_thread_state() {
+    // SAFETY: `mi_thread_done` is mimalloc's public call for this, idempotent; the caller
+    // holds no theap across it.
+    unsafe { libmimalloc_sys::mi_thread_done() };
+    // SAFETY: a plain read of a key mimalloc wrote once, during its process setup, before
+    // any thread could have state to end.
+    let key = unsafe { core::ptr::addr_of!(_mi_heap_default_key).read() };
+    if key != libc::pthread_key_t::MAX {
+        // SAFETY: setting this thread's own value of a live key; null means no destructor.
+        unsafe { libc::pthread_setspecific(key, core::ptr::null()) };
+    }
 }
 
 /// The calling thread's theap for `heap`, or `None` if mimalloc could not make it.

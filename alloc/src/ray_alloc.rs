@@ -206,22 +206,23 @@ impl RayAlloc {
     #[cold]
     #[inline(never)]
     fn unbound<R>(&self, on_bind: impl FnOnce(), op: impl FnOnce(Target) -> R) -> R {
-        let target = self.bind_slow();
         // Bound only when the binding completed: a re-entered or exiting thread is not.
-        if binding::bound(&self.arenas).is_some() {
-            on_bind();
+        match self.bind_slow() {
+            Some(target) => {
+                on_bind();
+                op(target)
+            }
+            None => binding::on_main_heap(op),
         }
-        op(target)
     }
 
-    fn bind_slow(&self) -> Target {
-        match self.arenas.sizing(&self.choices) {
-            // Arena 0 (mimalloc's main heap) for every thread not placed elsewhere: pages a
-            // thread strands when it exits are reclaimed only within their heap, so threads
-            // that come and go must share one (BENCHMARKS.md, "Resident memory after churn").
-            Some(_) => binding::bind(&self.arenas, || self.arenas.attach_to(0, 1)),
-            None => Target::main(),
-        }
+    fn bind_slow(&self) -> Option<Target> {
+        // Arena 0 (mimalloc's main heap) for every thread not placed elsewhere: pages a
+        // thread strands when it exits are reclaimed only within their heap, so threads
+        // that come and go must share one (BENCHMARKS.md, "Resident memory after churn").
+        self.arenas
+            .sizing(&self.choices)
+            .and_then(|_| binding::bind(&self.arenas, || self.arenas.attach_to(0, 1)))
     }
 }
 

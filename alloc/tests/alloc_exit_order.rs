@@ -3,7 +3,9 @@
 //! first: Rust thread-local destructors that allocate before and after the allocator's exit
 //! hook, and a thread whose first allocation happens inside a pthread-key destructor (its
 //! exit hook is registered too late to ever run) and that allocates again after mimalloc's
-//! pthread-key destructor has freed the thread's theaps.
+//! pthread-key destructor has freed the thread's theaps. The exit hook ends the thread's
+//! mimalloc state itself (under the bind lock, so that no fork copies mimalloc's locks
+//! held), and so does an allocation after it: mimalloc's key holds nothing by then.
 
 use rayforce_alloc::RayAlloc;
 use std::cell::Cell;
@@ -35,18 +37,32 @@ static EARLY_AT: AtomicUsize = AtomicUsize::new(0);
 static LATE_AT: AtomicUsize = AtomicUsize::new(0);
 static EARLY_OK: AtomicBool = AtomicBool::new(false);
 static LATE_OK: AtomicBool = AtomicBool::new(false);
+/// Whether mimalloc's key held the thread's state, as each destructor began and ended.
+static EARLY_STATE: [AtomicBool; 2] = [AtomicBool::new(true), AtomicBool::new(true)];
+static LATE_STATE: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
 
-/// Records when its destructor ran, and whether allocating there worked.
+/// Whether mimalloc's thread-exit key holds this thread's state (it has not been ended).
+fn mimalloc_state_live() -> bool {
+    // SAFETY: reading a pthread key's value for the calling thread; mimalloc made the key
+    // at its start.
+    !unsafe { libc::pthread_getspecific(_mi_heap_default_key) }.is_null()
+}
+
+/// Records when its destructor ran, whether allocating there worked, and whether
+/// mimalloc's state for the thread was live before and after.
 struct AllocatesOnDrop {
     at: &'static AtomicUsize,
     ok: &'static AtomicBool,
+    state: &'static [AtomicBool; 2],
 }
 
 impl Drop for AllocatesOnDrop {
     fn drop(&mut self) {
         self.at
             .store(ORDER.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+        self.state[0].store(mimalloc_state_live(), Ordering::SeqCst);
         self.ok.store(blocks_work(7), Ordering::SeqCst);
+        self.state[1].store(mimalloc_state_live(), Ordering::SeqCst);
     }
 }
 
@@ -63,11 +79,13 @@ fn thread_local_destructors_allocate_before_and_after_the_exit_hook() {
         EARLY.set(Some(AllocatesOnDrop {
             at: &EARLY_AT,
             ok: &EARLY_OK,
+            state: &EARLY_STATE,
         }));
         assert!(blocks_work(3), "the thread's own blocks");
         LATE.set(Some(AllocatesOnDrop {
             at: &LATE_AT,
             ok: &LATE_OK,
+            state: &LATE_STATE,
         }));
     })
     .join()
@@ -84,6 +102,13 @@ fn thread_local_destructors_allocate_before_and_after_the_exit_hook() {
     );
     assert!(EARLY_OK.load(Ordering::SeqCst), "allocating after the hook");
     assert!(LATE_OK.load(Ordering::SeqCst), "allocating before the hook");
+    let state = |flags: &[AtomicBool; 2]| flags.each_ref().map(|f| f.load(Ordering::SeqCst));
+    assert_eq!(state(&LATE_STATE), [true, true], "live before the hook");
+    assert_eq!(
+        state(&EARLY_STATE),
+        [false, false],
+        "ended by the hook, and again after an allocation that made it anew"
+    );
 }
 
 /// Rounds of the key destructor below, and how each went.
@@ -98,8 +123,7 @@ static KEY: AtomicUsize = AtomicUsize::new(0);
 /// older and so runs first in each round.
 extern "C" fn key_destructor(_: *mut libc::c_void) {
     let round = ROUNDS.fetch_add(1, Ordering::SeqCst) + 1;
-    // SAFETY: reading a pthread key's value for the calling thread.
-    let mimalloc_live = !unsafe { libc::pthread_getspecific(_mi_heap_default_key) }.is_null();
+    let mimalloc_live = mimalloc_state_live();
     if round > 1 && !mimalloc_live {
         ROUNDS_AFTER_TEARDOWN.fetch_add(1, Ordering::SeqCst);
     }
