@@ -210,9 +210,11 @@ impl Arenas {
         if heap.is_null() {
             return None;
         }
-        // A heap's first page in an arena takes a lock of the heap's, which no fork handler
-        // releases: taken here, under the bind lock, no child is forked while it is held
-        // (`binding.rs`'s note). Out of memory, null is freed.
+        // A heap's first page in one of mimalloc's arenas takes a lock of the heap's, which
+        // no fork handler releases: taken here, under the bind lock, for the arena the
+        // first page comes from (mimalloc reserves one of up to a GiB at a time, so most
+        // processes use one), no child is forked while it is held (`binding.rs`'s note).
+        // Out of memory, null is freed.
         // SAFETY: `heap` is live; both calls allocate and free inside mimalloc.
         unsafe { ffi::mi_free(ffi::mi_heap_malloc(heap, 1)) };
         // Release: pairs with the Acquire load in `heap`, for threads that read the heap
@@ -306,6 +308,9 @@ impl Drop for Arenas {
     fn drop(&mut self) {
         // Arena 0 stays; none was created where no thread ever allocated.
         let created = *self.created.get_mut();
+        // Under the bind lock: deleting a heap takes mimalloc's locks, which no fork may
+        // copy held (`binding.rs`'s note).
+        let _lock = self.lock();
         for arena in self.arenas.iter().take(created).skip(1) {
             let heap = arena.heap.load(Ordering::Relaxed);
             // SAFETY: `heap` came from `mi_heap_new` and every thread bound to it detached,

@@ -17,7 +17,10 @@
 //! thread held one hangs when it next starts a thread. So this module makes the state
 //! under the bind lock, which a fork takes first (`bind_lock.rs`), and ends it there too,
 //! from the exit hook, in place of mimalloc's own thread-exit destructor; an allocation after
-//! the exit hook makes and ends it again, under the lock.
+//! the exit hook makes and ends it again, under the lock. mimalloc's main thread keeps its
+//! state (`ffi::end_thread_state`). Not covered: a thread whose first allocation comes
+//! inside a pthread-key destructor, after its exit hook could run (mimalloc's destructor
+//! ends its state, unlocked).
 
 use crate::arenas::{Arenas, Attached};
 use crate::bind_lock;
@@ -170,12 +173,12 @@ pub(crate) fn on_main_heap<R>(op: impl FnOnce(Target) -> R) -> R {
 
 /// Makes mimalloc's state for this thread under the bind lock, if this module has not.
 /// Touches the exit hook first, so that the hook ends the state as the thread exits.
-fn make_thread_state() {
+pub(crate) fn make_thread_state() {
     if MADE.with(Cell::get) {
         return;
     }
-    // Registering the hook's destructor allocates through the C library, not through Rust's
-    // allocator; a thread already past its destructors skips it.
+    // Registering the hook's destructor allocates through the C library on glibc, not
+    // through Rust's allocator; a thread already past its destructors skips it.
     let _ = EXIT_HOOK.try_with(|_| ());
     // SAFETY: idempotent; allocates inside mimalloc, never through Rust's allocator.
     bind_lock::with_lock(|| unsafe { ffi::mi_thread_init() });
@@ -207,13 +210,12 @@ impl ExitHook {
             // `bind` replaced it, or the exit hook cleared it, before this call. Before the
             // detach: the theap is of the instance's heap, which may be deleted after it.
             unsafe { ffi::_mi_theap_decref(self.theap.replace(ptr::null_mut())) };
-            // Released once `detach` returned: the instance may drop as soon as its drop
-            // takes the lock, so no reference to it may be live then.
-            let lock = bind_lock::lock();
+            // Under the bind lock, released (by this call or the caller) once `detach`
+            // returned: the instance may drop as soon as its drop takes the lock, so no
+            // reference to it may be live then.
             // SAFETY: an instance outlives every thread bound to it (`RayAlloc`'s drop
             // waits for them, or aborts), and this thread is bound to `previous`.
-            unsafe { (*previous).detach(self.index.get()) };
-            drop(lock);
+            bind_lock::with_lock(|| unsafe { (*previous).detach(self.index.get()) });
         }
     }
 }
@@ -222,10 +224,15 @@ impl Drop for ExitHook {
     fn drop(&mut self) {
         PHASE.with(|p| p.set(Phase::Exited));
         BOUND.with(|b| b.set((ptr::null(), Target::NONE)));
-        self.release();
-        if MADE.with(|made| made.replace(false)) {
-            // SAFETY: the thread is exiting, and unbound: `BOUND` no longer names a theap.
-            bind_lock::with_lock(|| unsafe { ffi::end_thread_state() });
-        }
+        // One locked section for the detach and the end of mimalloc's state, whose theaps
+        // are of the instance's heaps: its drop deletes them once every thread detached.
+        bind_lock::with_lock(|| {
+            self.release();
+            if MADE.with(|made| made.replace(false)) {
+                // SAFETY: the thread is exiting, and unbound: `BOUND` no longer names a
+                // theap.
+                unsafe { ffi::end_thread_state() };
+            }
+        });
     }
 }

@@ -49,16 +49,25 @@ extern "C" {
     /// The pthread key whose destructor ends a thread's mimalloc state at its exit, holding
     /// the thread's main theap; `(pthread_key_t)-1` until mimalloc's process setup made it.
     static _mi_heap_default_key: libc::pthread_key_t;
+    /// Whether the calling thread is mimalloc's main thread (the process's first), whose
+    /// state is static and made once: ended, it cannot be made again.
+    fn _mi_is_main_thread() -> bool;
 }
 
 /// Ends mimalloc's state for the calling thread now: its pages are abandoned to other
 /// threads and its theaps freed (blocks stay valid; a later allocation makes the state
 /// again). Also clears mimalloc's thread-exit key, which still names the freed main theap
-/// and whose destructor would read it at the thread's exit.
+/// and whose destructor would read it at the thread's exit. Not on mimalloc's main thread,
+/// whose state mimalloc keeps to the end (`exit` runs the thread-local destructors before
+/// the `atexit` handlers, which may allocate).
 ///
 /// # Safety
 /// The calling thread must not allocate through a theap it looked up before this call.
 pub(crate) unsafe fn end_thread_state() {
+    // SAFETY: reads mimalloc's record of its main thread; no precondition.
+    if unsafe { _mi_is_main_thread() } {
+        return;
+    }
     // SAFETY: `mi_thread_done` is mimalloc's public call for this, idempotent; the caller
     // holds no theap across it.
     unsafe { libmimalloc_sys::mi_thread_done() };

@@ -1,6 +1,7 @@
 //! `RayAlloc`: the `GlobalAlloc` over policy-sized mimalloc arenas.
 
 use crate::arenas::{arena_limit, Arenas, Sizing};
+use crate::bind_lock;
 use crate::binding::{self, Target};
 use crate::ffi;
 use crate::stats::AllocStats;
@@ -142,12 +143,18 @@ impl RayAlloc {
     /// and every free span of the process. Other threads' own free pages go back when they
     /// next collect, as mimalloc does every few thousand allocations.
     pub fn collect(&self) {
-        // SAFETY: mi_collect has no preconditions.
-        unsafe { ffi::mi_collect(true) };
-        for index in 0..self.arenas.created() {
-            // SAFETY: the heap of a created arena is live (heaps are deleted only on drop).
-            unsafe { ffi::mi_heap_collect(self.arenas.heap(index), true) };
-        }
+        // Under the bind lock: collecting a heap makes the thread's theap for it, under
+        // mimalloc's locks that no fork may copy held (`binding.rs`'s note).
+        binding::make_thread_state();
+        bind_lock::with_lock(|| {
+            // SAFETY: mi_collect has no preconditions.
+            unsafe { ffi::mi_collect(true) };
+            for index in 0..self.arenas.created() {
+                // SAFETY: the heap of a created arena is live (heaps are deleted only on
+                // drop, which waits for the bind lock).
+                unsafe { ffi::mi_heap_collect(self.arenas.heap(index), true) };
+            }
+        });
     }
 
     /// The arena limit for threads placed now (the first allocation's, until a CPU reading
