@@ -18,7 +18,7 @@ pub use rayforce_alloc::{AllocStats, RayAlloc, Sizing};
 pub use rayforce_pool::{
     broadcast, current_num_threads, current_thread_index, in_place_scope, in_place_scope_fifo,
     iter, join, join_context, max_num_threads, prelude, range, range_inclusive, scope, scope_fifo,
-    slice, spawn, spawn_broadcast, spawn_fifo, str, yield_local, yield_now, BroadcastContext,
+    slice, spawn, spawn_broadcast, spawn_fifo, str, vec, yield_local, yield_now, BroadcastContext,
     FnContext, Pool, Scope, ScopeFifo, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, Wide,
     Yield,
 };

@@ -103,7 +103,7 @@ pub mod str {
     };
 }
 
-pub use iter::{range, range_inclusive};
+pub use iter::{range, range_inclusive, vec};
 
 /// The data-parallel operations and the parallel iterators, in scope:
 /// `use rayforce_pool::prelude::*;`, then `pool.map(n, |i| ..)`, `pool.wide().sum(..)`, or

@@ -4,10 +4,11 @@
 //! dropped once), `Option`, `Result`, `VecDeque` and `std`'s maps, sets, heaps and lists;
 //! drains of a `VecDeque`'s or `String`'s range and of whole maps, sets and heaps (the
 //! items removed at once, the rest kept), `walk_tree`, `repeatn`, and tuples of indexed
-//! iterators zipped (`MultiZip`), as long as the shortest, each owned item dropped once.
+//! iterators zipped (`MultiZip`), as long as the shortest, each owned item dropped once;
+//! `Either` of two iterators, the side it holds.
 #![cfg(not(rayforce_loom))] // real threads; the loom models are in src/tests
 
-use rayforce_pool::iter::{empty, once, range, range_inclusive, repeat, repeat_n};
+use rayforce_pool::iter::{empty, once, range, range_inclusive, repeat, repeat_n, Either};
 use rayforce_pool::prelude::*;
 use rayforce_pool::Pool;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
@@ -59,6 +60,41 @@ where
     let serial: Vec<I::Item> = serial.into_iter().collect();
     assert_eq!(iter.opt_len(), Some(serial.len()), "len, {what}");
     assert_eq!(iter.collect::<Vec<_>>(), serial, "{what}");
+}
+
+#[test]
+fn either_of_two_iterators_is_the_side_it_holds() {
+    everywhere(|fine| {
+        for n in SIZES {
+            let evens = |left: bool| -> Either<_, _> {
+                if left {
+                    Either::Left((0..n).into_par_iter().map(|i| 2 * i))
+                } else {
+                    Either::Right((0..n).into_par_iter().rev().map(|i| 2 * (n - 1 - i)))
+                }
+            };
+            for left in [true, false] {
+                let what = format!("Either, left {left}, {n} items");
+                same(evens(left), (0..n).map(|i| 2 * i), fine, &what);
+                // Unindexed sides: the items of the side held, in order.
+                let side: Either<_, _> = if left {
+                    Either::Left((0..n).into_par_iter().filter(|i| i % 3 == 0))
+                } else {
+                    Either::Right(
+                        (0..n)
+                            .into_par_iter()
+                            .flat_map_iter(|i| (i % 3 == 0).then_some(i)),
+                    )
+                };
+                let multiples: Vec<usize> = side.collect();
+                assert_eq!(
+                    multiples,
+                    (0..n).filter(|i| i % 3 == 0).collect::<Vec<_>>(),
+                    "{what}"
+                );
+            }
+        }
+    });
 }
 
 #[test]

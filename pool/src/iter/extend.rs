@@ -169,51 +169,72 @@ by_copies! {
         [K: Copy + Eq + Hash + Send + Sync + 'a, V: Copy + Send + Sync + 'a, S: BuildHasher + Send];
 }
 
-/// A `String` of the items' pieces in order: `char`s, `&str`s, `String`s (anything a
-/// `String` collects).
-///
-/// ```
-/// use rayforce_pool::prelude::*;
-/// let letters = ['q', 'u', 'i', 'e', 't'];
-/// let shout: String = letters.par_iter().map(|c| c.to_ascii_uppercase()).collect();
-/// assert_eq!(shout, "QUIET");
-/// let words: String = ["par", "allel"].par_iter().copied().collect();
-/// assert_eq!(words, "parallel");
-/// ```
-impl<T: Send> FromParallelIterator<T> for String
-where
-    String: FromIterator<T>,
-{
-    fn from_par_iter<I>(iter: I) -> String
-    where
-        I: IntoParallelIterator<Item = T>,
-    {
-        let mut text = String::new();
-        text.par_extend(iter);
-        text
-    }
+/// Text made of the items' pieces in order, in the type `$text` (pushed by `$push`): a
+/// piece per range, made where it ran, kept together for a run of adjacent ranges.
+macro_rules! text_from_pieces {
+    ($($(#[$attr:meta])* $text:ty, $push:ident;)*) => {$(
+        $(#[$attr])*
+        impl<T: Send> FromParallelIterator<T> for $text
+        where
+            $text: FromIterator<T>,
+        {
+            fn from_par_iter<I>(iter: I) -> $text
+            where
+                I: IntoParallelIterator<Item = T>,
+            {
+                let mut text = <$text>::new();
+                text.par_extend(iter);
+                text
+            }
+        }
+
+        impl<T: Send> ParallelExtend<T> for $text
+        where
+            $text: FromIterator<T>,
+        {
+            fn par_extend<I>(&mut self, iter: I)
+            where
+                I: IntoParallelIterator<Item = T>,
+            {
+                let iter = iter.into_par_iter();
+                // `$text: FromIterator<T>` alone says how to make a piece.
+                let runs = ordered_parts(&iter, grain(&iter), |run: Option<Vec<$text>>, items| {
+                    let mut run = run.unwrap_or_default();
+                    run.push(items.collect());
+                    run
+                });
+                let pieces = || runs.iter().flatten();
+                self.reserve(pieces().map(|piece| piece.len()).sum());
+                pieces().for_each(|piece| self.$push(piece));
+            }
+        }
+    )*};
 }
 
-impl<T: Send> ParallelExtend<T> for String
-where
-    String: FromIterator<T>,
-{
-    fn par_extend<I>(&mut self, iter: I)
-    where
-        I: IntoParallelIterator<Item = T>,
-    {
-        let iter = iter.into_par_iter();
-        // A piece per range (`String: FromIterator<T>` alone says how to make one), kept
-        // together for a run of adjacent ranges.
-        let runs = ordered_parts(&iter, grain(&iter), |run: Option<Vec<String>>, items| {
-            let mut run = run.unwrap_or_default();
-            run.push(items.collect());
-            run
-        });
-        let pieces = || runs.iter().flatten();
-        self.reserve(pieces().map(String::len).sum());
-        pieces().for_each(|piece| self.push_str(piece));
-    }
+text_from_pieces! {
+    /// A `String` of the items' pieces in order: `char`s, `&str`s, `String`s (anything a
+    /// `String` collects).
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// let letters = ['q', 'u', 'i', 'e', 't'];
+    /// let shout: String = letters.par_iter().map(|c| c.to_ascii_uppercase()).collect();
+    /// assert_eq!(shout, "QUIET");
+    /// let words: String = ["par", "allel"].par_iter().copied().collect();
+    /// assert_eq!(words, "parallel");
+    /// ```
+    String, push_str;
+    /// An `OsString` of the items' pieces in order: `&OsStr`s, `OsString`s, `Cow<OsStr>`s,
+    /// as rayon's.
+    ///
+    /// ```
+    /// use rayforce_pool::prelude::*;
+    /// use std::ffi::{OsStr, OsString};
+    /// let parts = [OsStr::new("par"), OsStr::new("allel")];
+    /// let joined: OsString = parts.par_iter().copied().collect();
+    /// assert_eq!(joined, "parallel");
+    /// ```
+    std::ffi::OsString, push;
 }
 
 /// Pairs split into two collections, each in order: what `unzip` makes, at any depth

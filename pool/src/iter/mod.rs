@@ -30,6 +30,7 @@ mod computed;
 mod consume;
 mod drain;
 mod drive;
+mod either_iter;
 mod extend;
 mod flat_map;
 mod fold;
@@ -43,8 +44,8 @@ mod multizip;
 mod owned;
 mod panic_fuse;
 mod partition;
-mod range_paths;
 mod ranges;
+mod rayon_paths;
 mod reshape;
 pub(crate) mod separated;
 mod source;
@@ -81,9 +82,9 @@ pub use interleave::{Alternate, Interleave, InterleaveShortest, Intersperse};
 pub use multizip::MultiZip;
 pub use owned::IntoIter;
 pub use panic_fuse::PanicFuse;
-pub use range_paths::{range, range_inclusive};
 use ranges::{IndexedRange, IndexedRangeInclusive};
 pub use ranges::{RangeInclusiveIter, RangeIter};
+pub use rayon_paths::{range, range_inclusive, vec};
 pub use reshape::{Chain, Rev, Skip, StepBy, Take};
 pub use source::{
     IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, Iter, IterMut,

@@ -232,7 +232,7 @@ fn split_bits<B: Bits>(sampled: &[B; SAMPLES], varying: u32, part_bytes: usize) 
     let crowd_at = |bits| {
         let digit = Digit::first(varying, bits);
         let mut counts = [0u16; 1 << WIDEST_SPLIT_BITS];
-        let mut most = 0;
+        let mut most = 0u16;
         for &key in sampled {
             let count = &mut counts[digit.of(key)];
             *count += 1;
