@@ -42,6 +42,7 @@ EXTENSIONS = ("rs", "sh", "py", "md", "toml")
 # Files of other projects, named as theirs: not this repository's to resolve.
 EXTERNAL = {
     "scripts/nbody.rs",  # fork_union's N-body benchmark (benches/common/nbody.rs)
+    "src/iter/test.rs",  # rayon's iterator unit tests (README "Coming from rayon")
 }
 
 # A path-like name: segments of word characters, dots and dashes, joined by `/`, ending in
