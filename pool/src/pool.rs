@@ -630,7 +630,8 @@ impl Pool {
     #[must_use]
     pub fn current_thread_index(&self) -> Option<usize> {
         self.in_this_pool()
-            .and_then(|_| crate::current_thread_index())
+            .and_then(|_| current::thread_index())
+            .map(|(_, index)| index)
     }
 
     /// This pool's shared state, if this thread is in the pool now. In a forked child
