@@ -24,10 +24,16 @@
 //! Run one implementation per process (their spinning threads would steal each other's
 //! CPU), ending the name with `/` (`rayforce/` is no prefix of `rayforce_radix/`):
 //! `cargo bench --bench sort -- 'sort_(wall|cpu)/[a-z0-9_]+/rayforce_radix/'`, and so on.
+//!
+//! Every implementation allocates through the system's allocator, or, with
+//! `RAYFORCE_BENCH_ALLOC=runtime`, through the runtime's (as a program that sets
+//! `rayforce_rt::Runtime` as its global allocator does); the groups are then named
+//! `sort_runtime_wall` and `sort_runtime_cpu`.
 #![allow(missing_docs)] // criterion's macros generate undocumented items
 
 mod common;
 
+use common::selected_alloc::SelectedAlloc;
 use common::ProcessCpuTime;
 use criterion::measurement::{Measurement, WallTime};
 use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion};
@@ -37,6 +43,9 @@ use std::cmp::Ordering;
 use std::sync::OnceLock;
 use std::time::Duration;
 use voracious_radix_sort::{RadixSort, Radixable};
+
+#[global_allocator]
+static ALLOC: SelectedAlloc = SelectedAlloc;
 
 const WIDTH: usize = 2;
 const SIZES: [usize; 3] = [1_000, 100_000, 10_000_000];
@@ -393,7 +402,12 @@ where
     M: Measurement + Sync + 'static,
     M::Value: Send,
 {
-    let mut group = c.benchmark_group(format!("sort_{label}"));
+    let allocator = if SelectedAlloc::is_runtime() {
+        "runtime_"
+    } else {
+        ""
+    };
+    let mut group = c.benchmark_group(format!("sort_{allocator}{label}"));
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(2));

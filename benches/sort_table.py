@@ -7,7 +7,11 @@ benchmark.json beside it, as benches/medians.py reads them: criterion writes
 shape x n, a column per implementation, then the ratios.
 
     python3 benches/sort_table.py [CRITERION_DIR]     (default target/criterion)
+
+With RAYFORCE_BENCH_ALLOC=runtime set, the tables are of the runs on the runtime's
+allocator (groups sort_runtime_wall and sort_runtime_cpu), as the bench names them then.
 """
+import os
 import json
 import pathlib
 import sys
@@ -23,7 +27,8 @@ RATIOS = [("rayforce_radix", "rayon"), ("rayforce_radix", "voracious"), ("rayfor
 SERIAL_RATIO_AT = 1000
 
 medians = {}  # (group, shape, impl, n) -> ns
-for group in ["sort_wall", "sort_cpu"]:
+PREFIX = "sort_runtime" if os.environ.get("RAYFORCE_BENCH_ALLOC") == "runtime" else "sort"
+for group in [f"{PREFIX}_wall", f"{PREFIX}_cpu"]:
     for estimates in (root / group).glob("**/new/estimates.json"):
         bench = json.loads((estimates.parent / "benchmark.json").read_text())
         shape, _, impl = bench["function_id"].rpartition("/")
@@ -48,7 +53,7 @@ def n_name(n):
     return f"1e{len(str(n)) - 1}" if str(n).strip("0") == "1" else str(n)
 
 
-for group, what in [("sort_wall", "Wall time"), ("sort_cpu", "Process CPU time")]:
+for group, what in [(f"{PREFIX}_wall", "Wall time"), (f"{PREFIX}_cpu", "Process CPU time")]:
     sizes = sorted({k[3] for k in medians if k[0] == group})
     if not sizes:
         print(f"No {group} results under {root}.\n")

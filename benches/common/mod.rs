@@ -76,6 +76,7 @@ pub fn small_task(seed: usize) -> u64 {
 
 pub mod compare;
 pub mod nbody;
+pub mod selected_alloc;
 pub mod work;
 
 /// Lets every helper of pools measured before fall asleep (their spin windows are far
