@@ -48,8 +48,8 @@ where
 /// Makes a scope on the current pool (see [`join`]), runs `op` in it on this thread, and
 /// returns `op`'s result once every task spawned in the scope ran, as rayon's `scope`. Each
 /// [`spawn`](Scope::spawn) starts its task at once on an idle thread of the pool (on this
-/// one if the pool has no other, or has every slot taken); tasks may borrow what outlives
-/// the scope. A panic in `op` or in a task resumes here once every task finished (`op`'s,
+/// one if every slot is taken; after the body if the pool has no other thread, as rayon's
+/// one thread runs it); tasks may borrow what outlives the scope. A panic in `op` or in a task resumes here once every task finished (`op`'s,
 /// if both panicked).
 ///
 /// ```

@@ -513,7 +513,7 @@ impl Pool {
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
     /// let (tx, rx) = std::sync::mpsc::channel();
     /// pool.scope(|s| {
-    ///     // The spawned task starts at once: the scope's body may wait for it.
+    ///     // The spawned task starts at once on the helper: the scope's body may wait for it.
     ///     s.spawn(move |_| tx.send(42).unwrap());
     ///     assert_eq!(rx.recv().unwrap(), 42);
     /// });

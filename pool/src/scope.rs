@@ -3,9 +3,9 @@
 //! first spawn owns a slot of its pool; each spawn queues its task and posts a permit while
 //! fewer helpers hold permits or work in the scope than the pool has now, and a helper that
 //! takes one runs queued tasks until the queue is empty. With no helper that can take a
-//! permit or no free slot, a spawn runs its task at once, on the spawning thread. A
-//! dispatch of the body that waits for a slot frees the scope's once nobody works in it
-//! (`reclaim_slots`).
+//! permit, a spawn leaves its task queued for the owner, who runs the queue after the body;
+//! with no free slot, it runs its task at once, on the spawning thread. A dispatch of the
+//! body that waits for a slot frees the scope's once nobody works in it (`reclaim_slots`).
 
 use crate::fork;
 use crate::in_task::as_task;
@@ -187,9 +187,12 @@ impl<'scope> Scope<'scope> {
     }
 
     /// Spawns `task` in this scope: it starts at once on an idle thread of the pool, or on
-    /// this one if the pool has no other now (or every slot is taken), and the scope returns
-    /// only after it ran. It may spawn more tasks through the scope it is passed. A panic in it
-    /// resumes where the scope was made, once every task finished.
+    /// this one if every slot is taken. If the pool has no other thread now, it waits in the
+    /// scope's queue for the scope's body to end, and the scope's thread runs it then, as
+    /// rayon's does on a pool of one thread (a body that waits for it there waits forever,
+    /// as in rayon). The scope returns only after it ran. It may spawn more tasks through the
+    /// scope it is passed. A panic in it resumes where the scope was made, once every task
+    /// finished.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -221,20 +224,35 @@ impl<'scope> Scope<'scope> {
         let (helpers, limit) = shared.reachable_helpers();
         let mut queue = sync::lock(&self.queue);
         // Relaxed, as every access to `slot` but a forked child's: under the lock.
-        let slot = match self.slot.load(Ordering::Relaxed) {
+        let owned = self.slot.load(Ordering::Relaxed);
+        let slot = match owned {
             _ if helpers == 0 => None,
             NO_SLOT => self.own_slot().inspect(|&slot| {
                 self.slot.store(slot, Ordering::Relaxed);
             }),
             slot => Some(slot),
         };
-        let Some(slot) = slot else {
+        if slot.is_none() && (self.detached || helpers > 0) {
+            // The pool's detached scope has no owner to run what no helper takes; with every
+            // slot taken the pool has helpers, which rayon's would lend to the task, so it
+            // starts at once here and the body may wait for it.
             drop(queue);
             return as_task(|| self.run_spawned(SPAWNED, task));
-        };
+        }
         queue.tasks.push_back(Box::new(task));
         // Relaxed: the lock, or `wake_owner`'s fence and lock, order it for the owner.
         self.queued.fetch_add(1, Ordering::Relaxed);
+        let Some(slot) = slot else {
+            // No helper the pool could offer it to (one thread, or narrowed to one): the
+            // owner runs it after the body, as rayon's one thread runs it once free, or a
+            // helper already draining the queue does. The spawner may hold a lock the task
+            // takes.
+            drop(queue);
+            if owned != NO_SLOT && !crate::broken::variant!("scope_no_owner_wake") {
+                self.shared().signal.wake_owner(owned);
+            }
+            return;
+        };
         // Under the lock: a helper counted as draining looks at the queue again, and a slot
         // `free_slot` released takes no late permit. Any helper active at the read may take
         // it.
@@ -288,6 +306,14 @@ impl<'scope> Scope<'scope> {
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         self.spawn(task);
+    }
+
+    /// Whether the scope holds a slot now: a spawn found a helper to offer its task to
+    /// (a model's look, on the owner's thread).
+    #[cfg(all(test, rayforce_loom))]
+    pub(crate) fn holds_slot(&self) -> bool {
+        // Relaxed: read on the thread that spawned, after its spawn wrote it.
+        self.slot.load(Ordering::Relaxed) != NO_SLOT
     }
 
     fn shared(&self) -> &Shared {

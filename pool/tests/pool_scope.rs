@@ -1,8 +1,9 @@
 //! `scope`: every spawned task runs once, also those spawned by tasks and in nested scopes;
-//! a spawned task starts at once (the body may wait for it); panics resume once every task
-//! finished, what each task captured dropped once; with no helper that can take it (the pool
-//! narrowed in the body, a helper that never served), on the spawning thread; the slot a scope held is free again
-//! after it (no drift); scopes inside tasks, inside joins, with every slot taken, and in a
+//! with helpers a spawned task starts at once (the body may wait for it); panics resume once
+//! every task finished, what each task captured dropped once; with no helper that can take
+//! it (one thread, the pool narrowed, a helper that never served), after the body, so the
+//! spawner may hold a lock the task takes; the slot a scope held is free again after it
+//! (no drift); scopes inside tasks, inside joins, with every slot taken, and in a
 //! child forked from inside a task; a body's dispatch gets the slot its scope held, and a
 //! task waiting for one it spawned finishes.
 #![cfg(not(rayforce_loom))] // real threads and processes
@@ -84,8 +85,8 @@ fn tasks_borrow_from_outside_the_scope_and_write_disjoint_parts() {
 }
 
 #[test]
-fn a_spawned_task_starts_at_once_so_the_body_may_wait_for_it() {
-    for workers in [1, 2, 3] {
+fn with_helpers_a_spawned_task_starts_at_once_so_the_body_may_wait_for_it() {
+    for workers in [2, 3] {
         let pool = pool(workers);
         for _ in 0..200 {
             let (tx, rx) = mpsc::channel();
@@ -97,21 +98,33 @@ fn a_spawned_task_starts_at_once_so_the_body_may_wait_for_it() {
     }
 }
 
-#[test]
-fn a_spawned_task_starts_at_once_when_no_helper_can_take_it() {
-    // A pool narrowed to its caller inside the body, and one whose only helper never
-    // served (its start hook panicked): no helper can take the task, so the spawn runs it.
-    let narrowed = pool(2);
-    narrowed.scope(|s| {
-        narrowed.resize(1, 1);
-        let (tx, rx) = mpsc::channel();
-        s.spawn(move |_| tx.send(7).unwrap());
-        assert_eq!(
-            rx.recv_timeout(Duration::from_secs(10)),
-            Ok(7),
-            "narrowed pool"
-        );
+/// A scope whose body spawns while it holds a lock the tasks take (rayon-core's
+/// `linear_stack_growth` does): each task runs once the body released the lock, after the
+/// body, in the order spawned. Returns the order the body's end and the tasks were seen in.
+fn spawns_under_a_lock(pool: &Pool) -> Vec<&'static str> {
+    let seen = Mutex::new(Vec::new());
+    pool.scope(|s| {
+        let mut guard = seen.lock().unwrap();
+        for task in ["first task", "second task"] {
+            let seen = &seen;
+            s.spawn(move |_| seen.lock().unwrap().push(task));
+        }
+        guard.push("body's end");
     });
+    seen.into_inner().unwrap()
+}
+
+#[test]
+fn with_no_helper_a_spawned_task_waits_for_the_body_so_the_spawner_may_hold_a_lock() {
+    // A pool of one thread, one narrowed to its caller inside the body, and one whose only
+    // helper never served (its start hook panicked): no helper can take the task, so it
+    // waits in the queue and the scope's thread runs it after the body, as rayon's one
+    // thread does (running it inside `spawn` would wait for the lock forever).
+    let expected = ["body's end", "first task", "second task"];
+    assert_eq!(spawns_under_a_lock(&pool(1)), expected, "one thread");
+    let narrowed = pool(2);
+    narrowed.resize(1, 1);
+    assert_eq!(spawns_under_a_lock(&narrowed), expected, "narrowed pool");
     let helperless = Pool::builder()
         .workers(2)
         .best_effort()
@@ -122,15 +135,29 @@ fn a_spawned_task_starts_at_once_when_no_helper_can_take_it() {
     // One width, inside the pool as outside: the caller alone.
     assert_eq!(helperless.width(), 1);
     assert_eq!(helperless.install(rayforce_pool::current_num_threads), 1);
-    helperless.scope(|s| {
-        let (tx, rx) = mpsc::channel();
-        s.spawn(move |_| tx.send(7).unwrap());
-        assert_eq!(
-            rx.recv_timeout(Duration::from_secs(10)),
-            Ok(7),
-            "no helper serves"
-        );
+    assert_eq!(
+        spawns_under_a_lock(&helperless),
+        expected,
+        "no helper serves"
+    );
+    // Narrowed inside the body, after a first spawn found the helper: the later ones wait
+    // for the body too.
+    let narrowed_inside = pool(2);
+    let ran = AtomicUsize::new(0);
+    let guard = Mutex::new(());
+    narrowed_inside.scope(|s| {
+        s.spawn(|_| {
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+        narrowed_inside.resize(1, 1);
+        let held = guard.lock().unwrap();
+        s.spawn(|_| {
+            let _taken = guard.lock().unwrap();
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+        drop(held);
     });
+    assert_eq!(ran.into_inner(), 2);
 }
 
 #[test]
