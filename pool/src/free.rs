@@ -17,8 +17,9 @@ use crate::scope::{self, Scope, ScopeFifo};
 /// `b` goes to another thread only if one of the pool's threads is idle when this join, or
 /// a join inside `a`, looks, or runs out of work after a later look inside `a` left `b`
 /// offered standing (pool README "Joining"); otherwise both run here, `a` then `b`, at the
-/// cost of a few loads. A panic in either resumes here once both finished (`a`'s,
-/// if both panicked).
+/// cost of a few loads. So `a` must not wait for `b` (on a channel, a barrier): the join
+/// may never return, as rayon warns for its own. A panic in either resumes here once both
+/// finished (`a`'s, if both panicked).
 ///
 /// ```
 /// fn sum(xs: &[u64]) -> u64 {
