@@ -326,15 +326,18 @@ impl PoolBuilder {
     }
 
     /// Runs `hook(k)` on helper k (1-based) as it starts; `build` waits until every helper
-    /// ran it, and fails with [`BuildError::ThreadStart`] if it panicked on any.
+    /// ran it. A panic in it goes to the [`panic_handler`](Self::panic_handler), and the
+    /// helper serves, as rayon's; without a handler, `build` fails with
+    /// [`BuildError::ThreadStart`].
     pub fn on_thread_start(mut self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.on_start = Some(Arc::new(Box::new(hook)));
         self
     }
 
     /// Calls `handler` with the payload of a panic in a task started by
-    /// [`spawn`](crate::spawn) or [`Pool::spawn`], as rayon's `panic_handler`; without one,
-    /// such a panic aborts the process (nobody waits for the task). A panic in `handler`
+    /// [`spawn`](crate::spawn) or [`Pool::spawn`], or in a helper's start or exit hook, as
+    /// rayon's `panic_handler`; without one, such a panic aborts the process (nobody waits
+    /// for the task), or a start hook's fails the build. A panic in `handler`
     /// aborts the process. Panics in `join`, `scope` and the operations resume on their
     /// caller, as before.
     ///

@@ -33,6 +33,11 @@ pub(crate) fn run_as_spawned(shared: &Shared, what: &'static str, task: impl FnO
     as_task(|| detached(shared).run_spawned(what, move |_| task()));
 }
 
+/// Whether `shared`'s pool has a panic handler (a start hook's panic goes to it then).
+pub(crate) fn has_panic_handler(shared: &Shared) -> bool {
+    detached(shared).has_panic_handler()
+}
+
 /// Counts a spawned broadcast's call on `shared`'s pool posted (`true`) or returned
 /// (`false`): while any is, a dropped pool does not wait for its helpers (`busy`).
 pub(crate) fn count_call(shared: &Shared, posted: bool) {

@@ -316,6 +316,11 @@ impl<'scope> Scope<'scope> {
         self.slot.load(Ordering::Relaxed) != NO_SLOT
     }
 
+    /// Whether a spawned task's panic goes to a handler (the pool's detached scope only).
+    pub(crate) fn has_panic_handler(&self) -> bool {
+        self.panic_handler.is_some()
+    }
+
     fn shared(&self) -> &Shared {
         // SAFETY: the pool's shared state outlives the scope (`scope_in`).
         unsafe { self.shared.as_ref() }

@@ -17,8 +17,9 @@ use crate::tasks::Participant;
 use crate::unwind::{self, AbortOnUnwind};
 use std::panic::{self, AssertUnwindSafe};
 
-/// Helper `index`'s life, between its start and exit hooks, `hooks` (the exit hook's panic
-/// goes to the panic handler, else aborts); it counts what it does in `counters`, its own,
+/// Helper `index`'s life, between its start and exit hooks, `hooks` (a panic in either goes
+/// to the panic handler; without one, the start hook's fails the build, the exit hook's
+/// aborts); it counts what it does in `counters`, its own,
 /// and reads the letters left in `own`, its mailbox, which it closes at shutdown, then
 /// opens what is left before it stops (in a forked child it only forgets it).
 pub(crate) fn run(
@@ -32,12 +33,18 @@ pub(crate) fn run(
     current::set_for_thread(shared, index);
     mail::make_own(&own);
     if let Some(hook) = on_start {
-        let failure = match panic::catch_unwind(AssertUnwindSafe(|| hook(index))) {
-            Ok(()) => None,
-            Err(payload) => {
-                let message = unwind::message(&payload);
-                unwind::discard(payload);
-                Some(message)
+        let failure = if detached::has_panic_handler(shared) {
+            // As rayon's: the panic goes to the handler, and the helper serves.
+            detached::run_as_spawned(shared, "a pool's start hook", || hook(index));
+            None
+        } else {
+            match panic::catch_unwind(AssertUnwindSafe(|| hook(index))) {
+                Ok(()) => None,
+                Err(payload) => {
+                    let message = unwind::message(&payload);
+                    unwind::discard(payload);
+                    Some(message)
+                }
             }
         };
         let failed = failure.is_some();

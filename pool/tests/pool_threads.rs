@@ -1,7 +1,8 @@
 //! rayon's thread settings on the builder: `thread_name(f)` names helper k `f(k)` (the
 //! pool's thread k, from 1), also a wide helper started later; `stack_size(n)` gives every
 //! helper a stack of `n` bytes; `start_handler` is `on_thread_start`; a name with a NUL
-//! byte fails the build; `exit_handler` runs on each helper as the dropped pool stops it,
+//! byte fails the build; a start hook's panic goes to the panic handler (without one it
+//! fails the build); `exit_handler` runs on each helper as the dropped pool stops it,
 //! its panic going to the panic handler; `current_thread_index` is a helper's k, the
 //! caller's 0, and `None` outside the pool. A builder prints its settings, a
 //! `ForkOnceCell` its value once set.
@@ -109,6 +110,43 @@ fn current_thread_index_is_a_helpers_k_the_callers_0_and_none_outside() {
     assert_eq!(pool.current_thread_index(), None);
     assert_eq!(pool.install(|| pool.current_thread_index()), Some(0));
     assert_eq!(pool.install(|| other.current_thread_index()), None);
+}
+
+#[test]
+fn a_start_hooks_panic_goes_to_the_panic_handler_and_the_helper_serves() {
+    // rayon-core's `handler_panics_handled_correctly`, for the start hook: with a panic
+    // handler the build succeeds and every helper serves; without one it fails.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tx = Mutex::new(tx);
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(4)
+        .start_handler(|k| panic!("start hook of helper {k}"))
+        .panic_handler(move |payload| {
+            let message = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_default();
+            tx.lock().unwrap().send(message).unwrap();
+        })
+        .build()
+        .expect("a start hook's panic goes to the handler");
+    let mut seen: Vec<String> = rx.iter().take(3).collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "start hook of helper 1",
+            "start hook of helper 2",
+            "start hook of helper 3"
+        ]
+    );
+    assert_eq!(pool.width(), 4);
+    assert!(pool.stats().start_error.is_none());
+    let unhandled = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .start_handler(|_| panic!("no handler"))
+        .build();
+    assert!(unhandled.is_err(), "without a handler the build fails");
 }
 
 #[test]
