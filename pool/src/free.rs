@@ -67,7 +67,7 @@ where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
     current::map(|shared| match shared {
-        Some(shared) => scope::scope_in(shared, op),
+        Some(shared) => scope::scope_in(shared, false, op),
         None => default_pool::get().scope(op),
     })
 }
@@ -84,7 +84,10 @@ pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    scope(op)
+    current::map(|shared| match shared {
+        Some(shared) => scope::scope_in(shared, false, op),
+        None => default_pool::get().in_place_scope(op),
+    })
 }
 
 /// rayon's `scope_fifo`: [`scope`], whose queued tasks are taken in the order they were
@@ -122,7 +125,7 @@ pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
-    scope(op)
+    in_place_scope(op)
 }
 
 /// Starts `op` on the current pool (see [`join`]) and returns at once, as rayon's `spawn`:

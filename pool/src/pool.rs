@@ -523,7 +523,7 @@ impl Pool {
         OP: FnOnce(&crate::Scope<'scope>) -> R,
     {
         let shared = &self.crew_for_joins().shared;
-        current::with(shared, || scope_in(shared, op))
+        current::with(shared, || scope_in(shared, false, op))
     }
 
     /// Starts `op` on this pool and returns at once, as rayon's `ThreadPool::spawn`: an
@@ -655,7 +655,10 @@ impl Pool {
     /// [`scope`](Self::scope), whose body runs on the calling thread and whose queue is
     /// taken in the order tasks were spawned, as every scope's here. The body runs with
     /// this pool current, as `scope`'s does (rayon's `in_place_scope` leaves the caller's
-    /// own pool current for it).
+    /// own pool current for it). Called from a thread outside the pool, an in-place scope's
+    /// task that no helper can take (a pool of one thread) starts at once on the spawner,
+    /// so the body may wait for it, as rayon's workers would run it beside the body; inside
+    /// the pool, and for `scope_fifo`, it runs after the body.
     ///
     /// ```
     /// let pool = rayforce_pool::Pool::builder().workers(2).build().unwrap();
@@ -669,7 +672,9 @@ impl Pool {
     where
         OP: FnOnce(&crate::Scope<'scope>) -> R,
     {
-        self.scope(op)
+        let body_outside_pool = self.in_this_pool().is_none();
+        let shared = &self.crew_for_joins().shared;
+        current::with(shared, || scope_in(shared, body_outside_pool, op))
     }
 
     /// As [`in_place_scope`](Self::in_place_scope): rayon's `scope_fifo`.
@@ -685,7 +690,7 @@ impl Pool {
     where
         OP: FnOnce(&crate::ScopeFifo<'scope>) -> R,
     {
-        self.scope(op)
+        self.in_place_scope(op)
     }
 
     /// Runs the region, resuming its first panic, also in a child forked from inside a

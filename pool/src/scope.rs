@@ -66,6 +66,11 @@ pub struct Scope<'scope> {
     /// spawned tasks, and nobody waits for a task: its panic goes to `panic_handler`, else
     /// aborts the process.
     detached: bool,
+    /// An in-place scope whose body runs on a thread outside the pool (rayon's
+    /// `in_place_scope` from a thread not its pool's, whose workers would run a task beside
+    /// the body): a task no helper can take runs at once on the spawner, so the body may
+    /// wait for it.
+    body_outside_pool: bool,
     panic_handler: Option<PanicHandler>,
     /// Invariant in `'scope`, as rayon's.
     marker: PhantomData<&'scope mut &'scope ()>,
@@ -107,13 +112,16 @@ sync::const_thread_local! {
 
 /// Runs `op` with a new scope of `shared`'s pool on this thread; returns once `op` and
 /// every task spawned in the scope finished, resuming `op`'s panic, else the first task's.
-pub(crate) fn scope_in<'scope, OP, R>(shared: &Shared, op: OP) -> R
+pub(crate) fn scope_in<'scope, OP, R>(shared: &Shared, body_outside_pool: bool, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
     // Dropped only once every task ran: in a child forked from inside a task, another
     // thread of the parent may have been writing its queue (`Scope::wait_for_tasks`).
-    let scope = ManuallyDrop::new(Scope::new(shared));
+    let scope = ManuallyDrop::new(Scope {
+        body_outside_pool,
+        ..Scope::new(shared)
+    });
     let owner = Owner {
         scope: NonNull::from(&*scope).cast(),
         outer: OWNED.with(Cell::get),
@@ -171,6 +179,7 @@ impl<'scope> Scope<'scope> {
             panics: Panics::new(),
             alive: Liveness::new(),
             detached: false,
+            body_outside_pool: false,
             panic_handler: None,
             marker: PhantomData,
         }
@@ -232,10 +241,11 @@ impl<'scope> Scope<'scope> {
             }),
             slot => Some(slot),
         };
-        if slot.is_none() && (self.detached || helpers > 0) {
+        if slot.is_none() && (self.detached || helpers > 0 || self.body_outside_pool) {
             // The pool's detached scope has no owner to run what no helper takes; with every
-            // slot taken the pool has helpers, which rayon's would lend to the task, so it
-            // starts at once here and the body may wait for it.
+            // slot taken the pool has helpers, and with the body outside the pool rayon's
+            // has workers beside it: rayon's would lend one to the task, so it starts at once
+            // here and the body may wait for it.
             drop(queue);
             return as_task(|| self.run_spawned(SPAWNED, task));
         }

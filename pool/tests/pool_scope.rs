@@ -2,7 +2,8 @@
 //! with helpers a spawned task starts at once (the body may wait for it); panics resume once
 //! every task finished, what each task captured dropped once; with no helper that can take
 //! it (one thread, the pool narrowed, a helper that never served), after the body, so the
-//! spawner may hold a lock the task takes; the slot a scope held is free again after it
+//! spawner may hold a lock the task takes, but at once in an in-place scope whose body is
+//! outside the pool; the slot a scope held is free again after it
 //! (no drift); scopes inside tasks, inside joins, with every slot taken, and in a
 //! child forked from inside a task; a body's dispatch gets the slot its scope held, and a
 //! task waiting for one it spawned finishes.
@@ -158,6 +159,35 @@ fn with_no_helper_a_spawned_task_waits_for_the_body_so_the_spawner_may_hold_a_lo
         drop(held);
     });
     assert_eq!(ran.into_inner(), 2);
+}
+
+#[test]
+fn an_in_place_scope_from_outside_a_pool_of_one_thread_may_wait_for_its_task() {
+    // rayon-core's `in_place_scope_no_deadlock`: rayon's one worker runs the task beside a
+    // body on a thread outside the pool; here the spawn runs it at once. Inside the pool
+    // (`install`), the task waits for the body, as rayon's.
+    let pool = pool(1);
+    for fifo in [false, true] {
+        let (tx, rx) = mpsc::channel();
+        let body = |s: &Scope<'_>| {
+            s.spawn(move |_| tx.send(()).unwrap());
+            assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(()));
+        };
+        if fifo {
+            pool.in_place_scope_fifo(body);
+        } else {
+            pool.in_place_scope(body);
+        }
+    }
+    let order = pool.install(|| {
+        let order = Mutex::new(Vec::new());
+        rayforce_pool::in_place_scope(|s| {
+            s.spawn(|_| order.lock().unwrap().push("task"));
+            order.lock().unwrap().push("body");
+        });
+        order.into_inner().unwrap()
+    });
+    assert_eq!(order, ["body", "task"], "inside the pool");
 }
 
 #[test]
