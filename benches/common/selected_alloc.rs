@@ -42,50 +42,37 @@ impl SelectedAlloc {
     }
 }
 
+impl SelectedAlloc {
+    /// The allocator chosen.
+    fn chosen() -> &'static dyn GlobalAlloc {
+        if Self::is_runtime() {
+            &RUNTIME
+        } else {
+            &System
+        }
+    }
+}
+
 // SAFETY: each call goes to one of two sound allocators, the same one for every block of
 // the process (the choice never changes once made).
 unsafe impl GlobalAlloc for SelectedAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract, passed on.
-        unsafe {
-            if Self::is_runtime() {
-                RUNTIME.alloc(layout)
-            } else {
-                System.alloc(layout)
-            }
-        }
+        unsafe { Self::chosen().alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as in `alloc`.
-        unsafe {
-            if Self::is_runtime() {
-                RUNTIME.alloc_zeroed(layout)
-            } else {
-                System.alloc_zeroed(layout)
-            }
-        }
+        unsafe { Self::chosen().alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` came from the same allocator (the choice never changes).
-        unsafe {
-            if Self::is_runtime() {
-                RUNTIME.dealloc(ptr, layout)
-            } else {
-                System.dealloc(ptr, layout)
-            }
-        }
+        unsafe { Self::chosen().dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: as in `dealloc`.
-        unsafe {
-            if Self::is_runtime() {
-                RUNTIME.realloc(ptr, layout, new_size)
-            } else {
-                System.realloc(ptr, layout, new_size)
-            }
-        }
+        unsafe { Self::chosen().realloc(ptr, layout, new_size) }
     }
 }

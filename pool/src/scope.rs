@@ -252,17 +252,6 @@ impl<'scope> Scope<'scope> {
         queue.tasks.push_back(Box::new(task));
         // Relaxed: the lock, or `wake_owner`'s fence and lock, order it for the owner.
         self.queued.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = slot else {
-            // No helper the pool could offer it to (one thread, or narrowed to one): the
-            // owner runs it after the body, as rayon's one thread runs it once free, or a
-            // helper already draining the queue does. The spawner may hold a lock the task
-            // takes.
-            drop(queue);
-            if owned != NO_SLOT && !crate::broken::variant!("scope_no_owner_wake") {
-                self.shared().signal.wake_owner(owned);
-            }
-            return;
-        };
         // Under the lock: a helper counted as draining looks at the queue again, and a slot
         // `free_slot` released takes no late permit. Any helper active at the read may take
         // it.
@@ -274,7 +263,11 @@ impl<'scope> Scope<'scope> {
         } else {
             helpers.saturating_sub(queue.draining)
         };
-        let posted = signal.slot(slot).add_permit_below(cap, limit);
+        // With no slot there is no helper the pool could offer the task to (one thread, or
+        // narrowed to one): the owner runs it after the body, as rayon's one thread runs it
+        // once free, or a helper already draining the queue does. The spawner may hold a
+        // lock the task takes.
+        let posted = slot.is_some_and(|slot| signal.slot(slot).add_permit_below(cap, limit));
         drop(queue);
         // After the lock, the slot may have been freed (by the owner's `free_slot`, once
         // this task ran) and owned by another dispatch: a wake-up there is spurious, and
@@ -290,8 +283,9 @@ impl<'scope> Scope<'scope> {
             }
         }
         // The owner may wait for its helpers, and one of them for this task, with no
-        // permit left for it: the owner runs it.
-        if !crate::broken::variant!("scope_no_owner_wake") {
+        // permit left for it (or none posted): the owner runs it.
+        let held = slot.or(Some(owned).filter(|&held| held != NO_SLOT));
+        if let Some(slot) = held.filter(|_| !crate::broken::variant!("scope_no_owner_wake")) {
             signal.wake_owner(slot);
         }
     }
