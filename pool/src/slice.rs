@@ -15,7 +15,7 @@ pub use crate::iter::separated::{
 pub use crate::sort::radix_key::RadixKey;
 
 use crate::iter::separated::{Between, EndedBy, Runs};
-use crate::sort::{cached_key, radix, stable, unstable};
+use crate::sort::{cached_key, counting, radix, stable, unstable};
 use std::cmp::Ordering;
 
 /// Parallel iterators over a shared slice, as rayon's trait of the same name.
@@ -459,8 +459,10 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice of integers, floats (in [`f64::total_cmp`]'s order) or `char`s by
     /// their bits, stable, in passes over 8 bits at a time (those that vary), with a
-    /// scratch buffer as long as the slice; see [`RadixKey`]. No rayon name: rayon has no
-    /// radix sort.
+    /// scratch buffer as long as the slice; see [`RadixKey`]. Keys over 1 MiB that span
+    /// fewer values than there are keys (up to 2^22 values, 16 MiB of counts a thread)
+    /// are counted instead, and each value written back as often as it was counted: a read
+    /// and a write, no scratch. No rayon name: rayon has no radix sort.
     ///
     /// ```
     /// use rayforce_pool::prelude::*;
@@ -474,7 +476,10 @@ pub trait ParallelSliceMut<T: Send> {
     where
         T: RadixKey,
     {
-        radix::sort_by_bits(self.as_parallel_slice_mut(), &|x: &T| x.order_bits());
+        let keys = self.as_parallel_slice_mut();
+        if keys.len() > 1 {
+            counting::sort(keys);
+        }
     }
 
     /// Sorts the slice by the [`RadixKey`] `f` gives each item, stable, as

@@ -105,13 +105,7 @@ unsafe fn split<T: Send, B: Bits>(
     }
     let blocks = (width * BLOCKS_PER_THREAD).min(n / MIN_BLOCK).max(1);
     let block_len = n.div_ceil(blocks);
-    let first = key(&here[0]);
-    // Evenly spaced from the first item to the last (a part of fewer than `SAMPLES` items,
-    // some twice).
-    let sampled: [B; SAMPLES] = std::array::from_fn(|i| {
-        let at = (n - 1) as u128 * i as u128 / (SAMPLES - 1) as u128;
-        key(&here[at as usize]).xor(first)
-    });
+    let (first, sampled) = sample(here, key);
     let sampled_top = (sampled.iter().fold(B::ZERO, |mask, &k| mask.or(k)))
         .highest_bit()
         .map_or(1, |bit| bit + 1)
@@ -198,6 +192,18 @@ unsafe fn split<T: Send, B: Bits>(
 
 /// Keys a split samples to guess which digit to count first, and how wide it is.
 const SAMPLES: usize = 256;
+
+/// The first item's key, and the bits in which [`SAMPLES`] keys evenly spaced from the
+/// first item to the last (some twice in fewer items) differ from it. `items` is not empty.
+pub(crate) fn sample<T, B: Bits>(items: &[T], key: impl Fn(&T) -> B) -> (B, [B; SAMPLES]) {
+    let n = items.len();
+    let first = key(&items[0]);
+    let sampled = std::array::from_fn(|i| {
+        let at = (n - 1) as u128 * i as u128 / (SAMPLES - 1) as u128;
+        key(&items[at as usize]).xor(first)
+    });
+    (first, sampled)
+}
 /// A split whose keys vary in at most this many bits sorts them by least-significant-digit
 /// passes over all its items, [`LSD_DIGIT_BITS`] bits or fewer a pass: two passes finish
 /// it, where a split by the top 8 bits leaves each bucket to sort by more passes.

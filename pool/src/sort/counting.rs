@@ -1,0 +1,257 @@
+//! The radix sort of plain keys spanning few values: each value's keys counted, then the
+//! counts written back out in order.
+//!
+//! Keys map to their bits one to one (`RadixKey`), so two equal keys are the same key and a
+//! key is remade from its bits: once every key is counted, the sorted slice is each value
+//! as many times as it was counted, and nothing is moved. Where the keys span at most
+//! [`MAX_VALUES`] values and no more than items, this takes a read of the keys and a
+//! write, against the least-significant-digit passes' read and two scatters through a
+//! scratch buffer.
+
+use super::radix_key::sealed::Bits;
+use super::radix_key::RadixKey;
+use crate::iter::{IndexedParallelIterator, ParallelIterator};
+use crate::slice::{ParallelSlice, ParallelSliceMut};
+use std::mem::size_of;
+
+/// The most values the keys may span: a participant's counts are `4 * MAX_VALUES` bytes.
+const MAX_VALUES: usize = 1 << 22;
+/// A slice of at most this many bytes takes the radix sort's in-cache passes instead.
+const FEWEST_BYTES: usize = 1 << 20;
+/// Items a participant counts per claim.
+const COUNT_CHUNK: usize = 1 << 14;
+/// Values summed per task when the counts are totalled: the fill finds where its part
+/// starts among these sums.
+const VALUES_PER_SUM: usize = 1 << 12;
+/// Parts per thread the fill writes: a thread slowed down holds back a quarter of its share.
+const FILL_PARTS_PER_THREAD: usize = 4;
+
+/// Sorts `keys` (more than one): by counting where they span few enough values, else by
+/// the radix sort's splits.
+pub(crate) fn sort<K: RadixKey>(keys: &mut [K]) {
+    let key = |k: &K| k.order_bits();
+    if !sort_if_few_values(keys, key) {
+        super::radix::sort_by_bits(keys, &key);
+    }
+}
+
+/// Sorts `keys` by counting if they span few enough values (returns `true`); else leaves
+/// them as they were and returns `false`. The span is guessed from a sample's smallest and
+/// largest keys, widened by an eighth of their distance on each side; a key outside it ends
+/// the count, a pass lost (each participant stops at the first it meets).
+fn sort_if_few_values<K: RadixKey>(keys: &mut [K], key: impl Fn(&K) -> K::Bits + Sync) -> bool {
+    let n = keys.len();
+    if n.saturating_mul(size_of::<K>()) <= FEWEST_BYTES || u32::try_from(n).is_err() {
+        return false;
+    }
+    let (first, sampled) = super::radix::sample(keys, &key);
+    let (lowest, highest) = sampled.iter().fold((first, first), |(lowest, highest), k| {
+        let k = k.xor(first);
+        (lowest.min(k), highest.max(k))
+    });
+    let Some(distance) = highest.wrapping_sub(lowest).to_usize() else {
+        return false;
+    };
+    let margin = K::Bits::from_low(distance.min(MAX_VALUES) / 8);
+    let base = lowest.saturating_sub(margin);
+    // The highest value counted, as its key less `base`.
+    let last = highest.saturating_add(margin).wrapping_sub(base);
+    let values = match last.to_usize() {
+        Some(last) if last < MAX_VALUES && last < n => last + 1,
+        _ => return false,
+    };
+    if super::in_order::holds(keys, &|a, b| key(a) <= key(b)) {
+        return true;
+    }
+    let counted: Option<Vec<Vec<u32>>> = keys
+        .par_chunks(COUNT_CHUNK)
+        .try_fold(
+            || vec![0u32; values],
+            |mut counts, chunk| {
+                // Copies the compiler keeps in registers: the increments could alias the
+                // originals, read through the closure's references.
+                let (base, last) = (base, last);
+                for k in chunk {
+                    let value = key(k).wrapping_sub(base);
+                    if value > last {
+                        return None;
+                    }
+                    counts[value.bits_from(0)] += 1;
+                }
+                Some(counts)
+            },
+        )
+        .collect();
+    let Some(mut counts) = counted else {
+        return false;
+    };
+    // Each participant's counts added into the first's, by runs of `VALUES_PER_SUM`
+    // values, and the keys of each run: where each run starts in the sorted slice.
+    let (merged, others) = counts.split_first_mut().expect("a participant counted");
+    let sums: Vec<usize> = merged
+        .par_chunks_mut(VALUES_PER_SUM)
+        .enumerate()
+        .map(|(run, run_counts)| {
+            let start = run * VALUES_PER_SUM;
+            for other in others.iter() {
+                let other = &other[start..start + run_counts.len()];
+                run_counts.iter_mut().zip(other).for_each(|(c, o)| *c += o);
+            }
+            run_counts.iter().map(|&c| c as usize).sum()
+        })
+        .collect();
+    let merged = &*merged;
+    let count_of = |value: usize| merged[value] as usize;
+    let run_starts: Vec<usize> = std::iter::once(0)
+        .chain(sums.iter().scan(0, |at, sum| {
+            *at += sum;
+            Some(*at)
+        }))
+        .collect();
+    let part_len = n
+        .div_ceil(crate::current_num_threads() * FILL_PARTS_PER_THREAD)
+        .max(COUNT_CHUNK);
+    keys.par_chunks_mut(part_len)
+        .enumerate()
+        .with_max_len(1)
+        .for_each(|(part, out)| {
+            let from = part * part_len;
+            // The last run starting at or before `from`, then its values up to the one
+            // whose keys cover `from`.
+            let run = run_starts.partition_point(|&start| start <= from) - 1;
+            let mut value = run * VALUES_PER_SUM;
+            let mut at = run_starts[run];
+            let mut count = count_of(value);
+            while at + count <= from {
+                at += count;
+                value += 1;
+                count = count_of(value);
+            }
+            let mut written = 0;
+            while written < out.len() {
+                let stop = (at + count - from).min(out.len());
+                if stop > written {
+                    // Only a counted value is remade: between two keys may lie bits that
+                    // are no key (a `char` surrogate).
+                    let bits = base.saturating_add(K::Bits::from_low(value));
+                    out[written..stop].fill(K::from_order_bits(bits));
+                }
+                written = stop;
+                at += count;
+                value += 1;
+                if written < out.len() {
+                    count = count_of(value);
+                }
+            }
+        });
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{sort, sort_if_few_values, RadixKey, FEWEST_BYTES};
+    use std::mem::size_of;
+
+    /// `n` xorshift draws from `seed`, each made a key by `make`.
+    fn draws<K>(n: usize, seed: u64, make: impl Fn(u64) -> K) -> Vec<K> {
+        let mut state = seed;
+        (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                make(state)
+            })
+            .collect()
+    }
+
+    /// Sorts `keys` by counting on a pool two wide, asserting that they were counted
+    /// (`counted`) or left as they were, and that `sort` orders them as `std`'s stable
+    /// sort by their bits does.
+    fn check<K: RadixKey + std::fmt::Debug>(keys: &[K], counted: bool, what: &str) {
+        let pool = crate::Pool::builder().workers(2).build().unwrap();
+        let bits = |xs: &[K]| xs.iter().map(|k| k.order_bits()).collect::<Vec<_>>();
+        let mut expected = bits(keys);
+        expected.sort();
+        let mut tried = keys.to_vec();
+        let key = |k: &K| k.order_bits();
+        assert_eq!(
+            pool.install(|| sort_if_few_values(&mut tried, key)),
+            counted,
+            "{what}: counted"
+        );
+        if counted {
+            assert!(bits(&tried) == expected, "{what}: counted out of order");
+        } else {
+            assert!(
+                bits(&tried) == bits(keys),
+                "{what}: not counted, yet changed"
+            );
+        }
+        let mut sorted = keys.to_vec();
+        pool.install(|| sort(&mut sorted));
+        assert!(bits(&sorted) == expected, "{what}: sorted out of order");
+    }
+
+    #[test]
+    fn keys_spanning_fewer_values_than_items_are_counted_into_order() {
+        check(&draws(1 << 21, 1, |x| x as u8), true, "every u8");
+        check(&draws(1 << 20, 2, |x| x as i16), true, "every i16");
+        let near_the_top = |x| 0xDEAD_0000 + (x % 300_000) as u32;
+        check(&draws(1 << 20, 3, near_the_top), true, "u32 near the top");
+        let around_zero = |x| (x % 1_000_000) as i64 - 500_000;
+        check(&draws(2_000_000, 4, around_zero), true, "i64 around zero");
+        // Subnormals of both signs and both zeros sit side by side in `total_cmp`'s bits.
+        let tiny = |x: u64| {
+            let magnitude = f32::from_bits((x >> 1) as u32 % 50_000);
+            if x & 1 == 0 {
+                magnitude
+            } else {
+                -magnitude
+            }
+        };
+        check(&draws(1 << 20, 5, tiny), true, "f32 near zero");
+        // The counts span the surrogates, which are no `char`s and none of the keys.
+        let across_surrogates =
+            |x| char::from_u32(0xD000 + (x % 0x1800) as u32).unwrap_or('\u{E000}');
+        check(
+            &draws(1 << 19, 6, across_surrogates),
+            true,
+            "chars around the surrogates",
+        );
+    }
+
+    #[test]
+    fn keys_spanning_too_many_values_or_bytes_are_left_to_the_splits() {
+        check(&draws(1 << 20, 7, |x| x), false, "random u64");
+        // 2^18 values, more than the 200,000 items.
+        check(
+            &draws(200_000, 8, |x| x % (1 << 18)),
+            false,
+            "u64 over more values than items",
+        );
+        let few_bytes = FEWEST_BYTES / size_of::<u32>();
+        check(
+            &draws(few_bytes, 9, |x| (x % 16) as u32),
+            false,
+            "u32 in cache",
+        );
+    }
+
+    #[test]
+    fn a_key_outside_the_sampled_span_leaves_the_keys_to_the_splits() {
+        let mut keys = draws(1 << 20, 10, |x| x % 1000);
+        // Between the first two sampled places (every 4,112th item from the first).
+        keys[1] = 1 << 40;
+        check(&keys, false, "one key far above the rest");
+        let mut same = vec![7u64; 1 << 20];
+        same[1] = 8;
+        check(&same, false, "every sampled key the same, one other");
+    }
+
+    #[test]
+    fn keys_in_order_already_stay_as_they_are() {
+        let in_order: Vec<u32> = (0..1u32 << 20).map(|i| i / 3).collect();
+        check(&in_order, true, "in order");
+    }
+}
