@@ -14,7 +14,8 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use crate::slice::{ParallelSlice, ParallelSliceMut};
 use std::mem::size_of;
 
-/// The most values the keys may span: a participant's counts are `4 * MAX_VALUES` bytes.
+/// The most values the keys may span: a participant's counts are `MAX_VALUES` bytes, and
+/// their sum `4 * MAX_VALUES`.
 const MAX_VALUES: usize = 1 << 22;
 /// A slice of at most this many bytes takes the radix sort's in-cache passes instead.
 const FEWEST_BYTES: usize = 1 << 20;
@@ -25,6 +26,17 @@ const COUNT_CHUNK: usize = 1 << 14;
 const VALUES_PER_SUM: usize = 1 << 12;
 /// Parts per thread the fill writes: a thread slowed down holds back a quarter of its share.
 const FILL_PARTS_PER_THREAD: usize = 4;
+
+/// A participant's counts: of each value, the low byte, and each value once for every
+/// time its low byte wrapped to zero (at most one item in 256: a count of a byte keeps a
+/// participant's counts in a quarter of the cache that `u32`s would take).
+struct Tally {
+    low: Vec<u8>,
+    wraps: Vec<u32>,
+}
+
+/// What a wrap of a low byte adds to its value's count.
+const WRAP: u32 = 1 << u8::BITS;
 
 /// Sorts `keys` (more than one): by counting where they span few enough values, else by
 /// the radix sort's splits.
@@ -63,11 +75,14 @@ fn sort_if_few_values<K: RadixKey>(keys: &mut [K], key: impl Fn(&K) -> K::Bits +
     if super::in_order::holds(keys, &|a, b| key(a) <= key(b)) {
         return true;
     }
-    let counted: Option<Vec<Vec<u32>>> = keys
+    let counted: Option<Vec<Tally>> = keys
         .par_chunks(COUNT_CHUNK)
         .try_fold(
-            || vec![0u32; values],
-            |mut counts, chunk| {
+            || Tally {
+                low: vec![0u8; values],
+                wraps: Vec::new(),
+            },
+            |mut tally, chunk| {
                 // Copies the compiler keeps in registers: the increments could alias the
                 // originals, read through the closure's references.
                 let (base, last) = (base, last);
@@ -76,32 +91,45 @@ fn sort_if_few_values<K: RadixKey>(keys: &mut [K], key: impl Fn(&K) -> K::Bits +
                     if value > last {
                         return None;
                     }
-                    counts[value.bits_from(0)] += 1;
+                    let value = value.bits_from(0);
+                    let low = &mut tally.low[value];
+                    *low = low.wrapping_add(1);
+                    if *low == 0 {
+                        // `value` < 2^22.
+                        tally.wraps.push(value as u32);
+                    }
                 }
-                Some(counts)
+                Some(tally)
             },
         )
         .collect();
-    let Some(mut counts) = counted else {
+    let Some(tallies) = counted else {
         return false;
     };
-    // Each participant's counts added into the first's, by runs of `VALUES_PER_SUM`
-    // values, and the keys of each run: where each run starts in the sorted slice.
-    let (merged, others) = counts.split_first_mut().expect("a participant counted");
-    let sums: Vec<usize> = merged
+    // Each value's count from every participant's low bytes, by runs of `VALUES_PER_SUM`
+    // values in parallel, and each run's total; then the wraps, few, on the caller.
+    let mut counts = vec![0u32; values];
+    let mut sums: Vec<usize> = counts
         .par_chunks_mut(VALUES_PER_SUM)
         .enumerate()
         .map(|(run, run_counts)| {
             let start = run * VALUES_PER_SUM;
-            for other in others.iter() {
-                let other = &other[start..start + run_counts.len()];
-                run_counts.iter_mut().zip(other).for_each(|(c, o)| *c += o);
+            for tally in &tallies {
+                let low = &tally.low[start..start + run_counts.len()];
+                run_counts
+                    .iter_mut()
+                    .zip(low)
+                    .for_each(|(c, &l)| *c += u32::from(l));
             }
             run_counts.iter().map(|&c| c as usize).sum()
         })
         .collect();
-    let merged = &*merged;
-    let count_of = |value: usize| merged[value] as usize;
+    for &value in tallies.iter().flat_map(|t| &t.wraps) {
+        counts[value as usize] += WRAP;
+        sums[value as usize / VALUES_PER_SUM] += WRAP as usize;
+    }
+    drop(tallies);
+    let count_of = |value: usize| counts[value] as usize;
     let run_starts: Vec<usize> = std::iter::once(0)
         .chain(sums.iter().scan(0, |at, sum| {
             *at += sum;
