@@ -15,7 +15,10 @@ use crate::slice::{ParallelSlice, ParallelSliceMut};
 use std::mem::size_of;
 
 /// The most values the keys may span: a participant's counts are `MAX_VALUES` bytes, and
-/// their sum `4 * MAX_VALUES`.
+/// their sum `4 * MAX_VALUES`. Past cache, counting falls off a cliff: 1e7 `u64`s over
+/// 5e6 values (6.25e6 counted with the margins) took 66 ms by counting against 104 by the
+/// splits, over 6.5e6 values 82-101 against 72-76, over 8e6 values 213 against 71 (two
+/// threads, a 32 MiB L3 shared with other machines).
 const MAX_VALUES: usize = 1 << 22;
 /// A slice of at most this many bytes takes the radix sort's in-cache passes instead.
 const FEWEST_BYTES: usize = 1 << 20;
