@@ -459,10 +459,12 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice of integers, floats (in [`f64::total_cmp`]'s order) or `char`s by
     /// their bits, stable, in passes over 8 bits at a time (those that vary), with a
-    /// scratch buffer as long as the slice; see [`RadixKey`]. Keys over 1 MiB that span
-    /// fewer values than there are keys (up to 2^22 values, 16 MiB of counts a thread)
-    /// are counted instead, and each value written back as often as it was counted: a read
-    /// and a write, no scratch. No rayon name: rayon has no radix sort.
+    /// scratch buffer as long as the slice; see [`RadixKey`]. Over 1 MiB of keys that
+    /// span no more values than there are keys (up to 2^22, going by 256 sampled keys
+    /// whose span is widened by an eighth on each side; a byte of counts a value a thread,
+    /// and four a value in all) are counted instead, and each value written back as often
+    /// as it was counted: a read and a write, no scratch. No rayon name: rayon has no
+    /// radix sort.
     ///
     /// ```
     /// use rayforce_pool::prelude::*;

@@ -3,10 +3,10 @@
 //!
 //! Keys map to their bits one to one (`RadixKey`), so two equal keys are the same key and a
 //! key is remade from its bits: once every key is counted, the sorted slice is each value
-//! as many times as it was counted, and nothing is moved. Where the keys span at most
-//! [`MAX_VALUES`] values and no more than items, this takes a read of the keys and a
-//! write, against the least-significant-digit passes' read and two scatters through a
-//! scratch buffer.
+//! as many times as it was counted, and nothing is moved. Where a sample of the keys, its
+//! span widened, spans at most [`MAX_VALUES`] values and no more than there are keys, this
+//! takes a read of the keys and a write, against the least-significant-digit passes' read
+//! and two scatters through a scratch buffer.
 
 use super::radix_key::sealed::Bits;
 use super::radix_key::RadixKey;
@@ -44,9 +44,8 @@ const WRAP: u32 = 1 << u8::BITS;
 /// Sorts `keys` (more than one): by counting where they span few enough values, else by
 /// the radix sort's splits.
 pub(crate) fn sort<K: RadixKey>(keys: &mut [K]) {
-    let key = |k: &K| k.order_bits();
-    if !sort_if_few_values(keys, key) {
-        super::radix::sort_by_bits(keys, &key);
+    if !sort_if_few_values(keys) {
+        super::radix::sort_by_bits(keys, &|k: &K| k.order_bits());
     }
 }
 
@@ -54,12 +53,14 @@ pub(crate) fn sort<K: RadixKey>(keys: &mut [K]) {
 /// them as they were and returns `false`. The span is guessed from a sample's smallest and
 /// largest keys, widened by an eighth of their distance on each side; a key outside it ends
 /// the count, a pass lost (each participant stops at the first it meets).
-fn sort_if_few_values<K: RadixKey>(keys: &mut [K], key: impl Fn(&K) -> K::Bits + Sync) -> bool {
+fn sort_if_few_values<K: RadixKey>(keys: &mut [K]) -> bool {
+    // The keys are remade from these bits: no other key function.
+    let key = |k: &K| k.order_bits();
     let n = keys.len();
     if n.saturating_mul(size_of::<K>()) <= FEWEST_BYTES || u32::try_from(n).is_err() {
         return false;
     }
-    let (first, sampled) = super::radix::sample(keys, &key);
+    let (first, sampled) = super::radix::sample(keys, key);
     let (lowest, highest) = sampled.iter().fold((first, first), |(lowest, highest), k| {
         let k = k.xor(first);
         (lowest.min(k), highest.max(k))
@@ -178,7 +179,7 @@ fn sort_if_few_values<K: RadixKey>(keys: &mut [K], key: impl Fn(&K) -> K::Bits +
     true
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(rayforce_loom)))] // pools of real threads
 mod tests {
     use super::{sort, sort_if_few_values, RadixKey, FEWEST_BYTES};
     use std::mem::size_of;
@@ -196,42 +197,44 @@ mod tests {
             .collect()
     }
 
-    /// Sorts `keys` by counting on a pool two wide, asserting that they were counted
-    /// (`counted`) or left as they were, and that `sort` orders them as `std`'s stable
-    /// sort by their bits does.
+    /// Sorts `keys` by counting on pools one, two and five wide, asserting each time that
+    /// they were counted (`counted`) or left as they were, and that `sort` orders them as
+    /// `std`'s stable sort by their bits does.
     fn check<K: RadixKey + std::fmt::Debug>(keys: &[K], counted: bool, what: &str) {
-        let pool = crate::Pool::builder().workers(2).build().unwrap();
         let bits = |xs: &[K]| xs.iter().map(|k| k.order_bits()).collect::<Vec<_>>();
         let mut expected = bits(keys);
         expected.sort();
-        let mut tried = keys.to_vec();
-        let key = |k: &K| k.order_bits();
-        assert_eq!(
-            pool.install(|| sort_if_few_values(&mut tried, key)),
-            counted,
-            "{what}: counted"
-        );
-        if counted {
-            assert!(bits(&tried) == expected, "{what}: counted out of order");
-        } else {
-            assert!(
-                bits(&tried) == bits(keys),
-                "{what}: not counted, yet changed"
+        for workers in [1, 2, 5] {
+            let pool = crate::Pool::builder().workers(workers).build().unwrap();
+            let what = format!("{what}, {workers} wide");
+            let mut tried = keys.to_vec();
+            assert_eq!(
+                pool.install(|| sort_if_few_values(&mut tried)),
+                counted,
+                "{what}: counted"
             );
+            if counted {
+                assert!(bits(&tried) == expected, "{what}: counted out of order");
+            } else {
+                assert!(
+                    bits(&tried) == bits(keys),
+                    "{what}: not counted, yet changed"
+                );
+            }
+            let mut sorted = keys.to_vec();
+            pool.install(|| sort(&mut sorted));
+            assert!(bits(&sorted) == expected, "{what}: sorted out of order");
         }
-        let mut sorted = keys.to_vec();
-        pool.install(|| sort(&mut sorted));
-        assert!(bits(&sorted) == expected, "{what}: sorted out of order");
     }
 
     #[test]
     fn keys_spanning_fewer_values_than_items_are_counted_into_order() {
         check(&draws(1 << 21, 1, |x| x as u8), true, "every u8");
         check(&draws(1 << 20, 2, |x| x as i16), true, "every i16");
-        let near_the_top = |x| 0xDEAD_0000 + (x % 300_000) as u32;
-        check(&draws(1 << 20, 3, near_the_top), true, "u32 near the top");
-        let around_zero = |x| (x % 1_000_000) as i64 - 500_000;
-        check(&draws(2_000_000, 4, around_zero), true, "i64 around zero");
+        let far_from_zero = |x| 0xDEAD_0000 + (x % 300_000) as u32;
+        check(&draws(1 << 19, 3, far_from_zero), true, "u32 far from zero");
+        let around_zero = |x| (x % 300_000) as i64 - 150_000;
+        check(&draws(1 << 19, 4, around_zero), true, "i64 around zero");
         // Subnormals of both signs and both zeros sit side by side in `total_cmp`'s bits.
         let tiny = |x: u64| {
             let magnitude = f32::from_bits((x >> 1) as u32 % 50_000);
@@ -241,7 +244,7 @@ mod tests {
                 -magnitude
             }
         };
-        check(&draws(1 << 20, 5, tiny), true, "f32 near zero");
+        check(&draws(1 << 19, 5, tiny), true, "f32 near zero");
         // The counts span the surrogates, which are no `char`s and none of the keys.
         let across_surrogates =
             |x| char::from_u32(0xD000 + (x % 0x1800) as u32).unwrap_or('\u{E000}');
@@ -250,20 +253,77 @@ mod tests {
             true,
             "chars around the surrogates",
         );
+        // Three values, the sample's span too short for a margin.
+        check(
+            &draws(1 << 18, 7, |x| 5 + x % 3),
+            true,
+            "u64 of three values",
+        );
+        // One value most of the keys: its run crosses every part the fill writes.
+        let mostly_one = |x| if x % 16 == 0 { x % 5000 } else { 2500 };
+        check(
+            &draws(1 << 18, 8, mostly_one),
+            true,
+            "u64 mostly of one value",
+        );
+    }
+
+    #[test]
+    fn keys_at_the_ends_of_their_types_are_counted_into_order() {
+        check(
+            &draws(1 << 18, 9, |x| u64::MAX - x % 5000),
+            true,
+            "u64 below its max",
+        );
+        check(
+            &draws(1 << 17, 10, |x| u128::MAX - u128::from(x % 5000)),
+            true,
+            "u128",
+        );
+        check(
+            &draws(1 << 18, 11, |x| i64::MIN + (x % 5000) as i64),
+            true,
+            "i64 at its min",
+        );
+        check(
+            &draws(1 << 19, 12, |x| i32::MAX - (x % 5000) as i32),
+            true,
+            "i32 at its max",
+        );
+        // NaNs with the most payload bits: the highest and lowest keys in `total_cmp`'s
+        // order, their order bits next to all ones and to zero.
+        let highest_nans = |x| f64::from_bits(0x7FFF_FFFF_FFFF_FFFF - x % 5000);
+        check(
+            &draws(1 << 18, 13, highest_nans),
+            true,
+            "the highest f64 NaNs",
+        );
+        let lowest_nans = |x| f64::from_bits(u64::MAX - x % 5000);
+        check(
+            &draws(1 << 18, 14, lowest_nans),
+            true,
+            "the lowest f64 NaNs",
+        );
+        // NaNs of both signs are the two ends of the order: left to the splits.
+        let nans = |x: u64| {
+            let bits = 0x7FC0_0000 + (x >> 1) as u32 % 5000;
+            f32::from_bits(if x & 1 == 0 { bits } else { bits | 1 << 31 })
+        };
+        check(&draws(1 << 19, 15, nans), false, "f32 NaNs of both signs");
     }
 
     #[test]
     fn keys_spanning_too_many_values_or_bytes_are_left_to_the_splits() {
-        check(&draws(1 << 20, 7, |x| x), false, "random u64");
+        check(&draws(1 << 18, 16, |x| x), false, "random u64");
         // 2^18 values, more than the 200,000 items.
         check(
-            &draws(200_000, 8, |x| x % (1 << 18)),
+            &draws(200_000, 17, |x| x % (1 << 18)),
             false,
             "u64 over more values than items",
         );
         let few_bytes = FEWEST_BYTES / size_of::<u32>();
         check(
-            &draws(few_bytes, 9, |x| (x % 16) as u32),
+            &draws(few_bytes, 18, |x| (x % 16) as u32),
             false,
             "u32 in cache",
         );
@@ -271,18 +331,18 @@ mod tests {
 
     #[test]
     fn a_key_outside_the_sampled_span_leaves_the_keys_to_the_splits() {
-        let mut keys = draws(1 << 20, 10, |x| x % 1000);
-        // Between the first two sampled places (every 4,112th item from the first).
+        let mut keys = draws(1 << 18, 19, |x| x % 1000);
+        // Between the first two sampled places (every 1,028th item from the first).
         keys[1] = 1 << 40;
         check(&keys, false, "one key far above the rest");
-        let mut same = vec![7u64; 1 << 20];
+        let mut same = vec![7u64; 1 << 18];
         same[1] = 8;
         check(&same, false, "every sampled key the same, one other");
     }
 
     #[test]
     fn keys_in_order_already_stay_as_they_are() {
-        let in_order: Vec<u32> = (0..1u32 << 20).map(|i| i / 3).collect();
+        let in_order: Vec<u32> = (0..1u32 << 19).map(|i| i / 3).collect();
         check(&in_order, true, "in order");
     }
 }

@@ -157,3 +157,82 @@ radix_keys! {
 }
 
 unsigned_bits!(usize);
+
+#[cfg(test)]
+mod tests {
+    use super::sealed::Sealed;
+
+    /// Whether `from_order_bits` gives back each of `keys`, bit for bit (`same`).
+    fn round_trips<K: Sealed + std::fmt::Debug + Copy>(
+        keys: impl IntoIterator<Item = K>,
+        same: impl Fn(&K, &K) -> bool,
+    ) {
+        for key in keys {
+            let back = K::from_order_bits(key.order_bits());
+            assert!(same(&back, &key), "{key:?} came back as {back:?}");
+        }
+    }
+
+    #[test]
+    fn every_key_is_remade_from_its_order_bits() {
+        round_trips(0..=u8::MAX, u8::eq);
+        round_trips(i8::MIN..=i8::MAX, i8::eq);
+        round_trips(0..=u16::MAX, u16::eq);
+        round_trips(i16::MIN..=i16::MAX, i16::eq);
+        macro_rules! ends {
+            ($($t:ty),*) => {$(
+                round_trips(
+                    [<$t>::MIN, <$t>::MIN + 1, <$t>::MAX / 3, <$t>::MAX - 1, <$t>::MAX],
+                    <$t>::eq,
+                );
+            )*};
+        }
+        ends!(u32, u64, u128, usize);
+        ends!(i32, i64, i128, isize);
+        round_trips([-1i32, 0, 1], i32::eq);
+        round_trips([-1i64, 0, 1], i64::eq);
+        let f32s = [
+            0.0f32,
+            -0.0,
+            1.5,
+            -1.5,
+            f32::MIN_POSITIVE,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        let f32_nans = [
+            0x7FC0_0000u32,
+            0xFFC0_0000,
+            0x7F80_0001,
+            0xFFFF_FFFF,
+            0x7FFF_FFFF,
+        ];
+        let f32_bits = f32s.map(f32::to_bits).into_iter().chain(f32_nans);
+        round_trips(f32_bits.map(f32::from_bits), |a, b| {
+            a.to_bits() == b.to_bits()
+        });
+        let f64s = [
+            0.0f64,
+            -0.0,
+            2.5,
+            -2.5,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        let f64_nans = [
+            0x7FF8_0000_0000_0000u64,
+            0xFFF8_0000_0000_0000,
+            0x7FF0_0000_0000_0001,
+        ];
+        let f64_bits = f64s
+            .map(f64::to_bits)
+            .into_iter()
+            .chain(f64_nans)
+            .chain([u64::MAX]);
+        round_trips(f64_bits.map(f64::from_bits), |a, b| {
+            a.to_bits() == b.to_bits()
+        });
+        round_trips(['\0', 'a', '\u{D7FF}', '\u{E000}', char::MAX], char::eq);
+    }
+}
