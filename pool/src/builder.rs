@@ -326,7 +326,9 @@ impl PoolBuilder {
     }
 
     /// Runs `hook(k)` on helper k (1-based) as it starts; `build` waits until every helper
-    /// ran it. A panic in it goes to the [`panic_handler`](Self::panic_handler), and the
+    /// ran it (rayon's does not), as does the first dispatch that starts a wide helper:
+    /// a hook must not wait for what the building thread does after `build`, or neither
+    /// returns. A panic in it goes to the [`panic_handler`](Self::panic_handler), and the
     /// helper serves, as rayon's; without a handler, `build` fails with
     /// [`BuildError::ThreadStart`].
     pub fn on_thread_start(mut self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
@@ -364,7 +366,9 @@ impl PoolBuilder {
     }
 
     /// rayon's name for [`on_thread_start`](Self::on_thread_start): `hook(k)` runs on
-    /// helper k (the pool's thread k: the caller is 0) as it starts.
+    /// helper k (the pool's thread k: the caller is 0) as it starts, so `num_threads(n)`
+    /// runs it `n - 1` times where rayon's runs it `n` times (its caller is no thread of
+    /// the pool), and `build` waits for them.
     pub fn start_handler(self, hook: impl Fn(usize) + Send + Sync + 'static) -> Self {
         self.on_thread_start(hook)
     }
