@@ -186,15 +186,7 @@ mod tests {
 
     /// `n` xorshift draws from `seed`, each made a key by `make`.
     fn draws<K>(n: usize, seed: u64, make: impl Fn(u64) -> K) -> Vec<K> {
-        let mut state = seed;
-        (0..n)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                make(state)
-            })
-            .collect()
+        crate::sort::xorshift(n, seed).map(make).collect()
     }
 
     /// Sorts `keys` by counting on pools one, two and five wide, asserting each time that

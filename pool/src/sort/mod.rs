@@ -14,3 +14,15 @@ pub(crate) mod radix;
 pub(crate) mod radix_key;
 pub(crate) mod stable;
 pub(crate) mod unstable;
+
+/// `n` xorshift draws from `seed`, the same at every call: the sorts' tests' inputs.
+#[cfg(test)]
+fn xorshift(n: usize, seed: u64) -> impl Iterator<Item = u64> {
+    let mut state = seed;
+    (0..n).map(move |_| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    })
+}

@@ -1004,14 +1004,9 @@ mod tests {
 
     /// `n` pairs of a key below `keys` and the pair's place in the input, from `seed`.
     fn pairs(n: usize, keys: u64, seed: u64) -> Vec<(u64, usize)> {
-        let mut state = seed;
-        (0..n)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state % keys, i)
-            })
+        crate::sort::xorshift(n, seed)
+            .enumerate()
+            .map(|(i, draw)| (draw % keys, i))
             .collect()
     }
 
@@ -1025,13 +1020,8 @@ mod tests {
     /// `SAMPLES` keys from `make` of xorshift draws, xored with the first, as a split's
     /// sample is; and how many bits they vary in.
     fn sample(make: impl Fn(u64) -> u64) -> ([u64; SAMPLES], u32) {
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let keys: [u64; SAMPLES] = std::array::from_fn(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            make(state)
-        });
+        let mut draws = crate::sort::xorshift(SAMPLES, 0x2545_f491_4f6c_dd1d);
+        let keys: [u64; SAMPLES] = std::array::from_fn(|_| make(draws.next().unwrap()));
         let sampled = keys.map(|k| k ^ keys[0]);
         let varying = sampled.iter().fold(0, |mask, k| mask | k).ilog2() + 1;
         (sampled, varying)
@@ -1086,14 +1076,8 @@ mod tests {
     fn doubles_in_the_unit_interval_split_by_a_digit_wider_than_a_byte_and_sort_like_std() {
         use super::sort_by_bits;
         use std::sync::atomic::Ordering;
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut doubles: Vec<f64> = (0..3_000_000)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 11) as f64 / (1u64 << 53) as f64
-            })
+        let mut doubles: Vec<f64> = crate::sort::xorshift(3_000_000, 0x9E37_79B9_7F4A_7C15)
+            .map(|draw| (draw >> 11) as f64 / (1u64 << 53) as f64)
             .collect();
         let mut expected = doubles.clone();
         expected.sort_by(f64::total_cmp);
