@@ -50,8 +50,8 @@ where
 /// returns `op`'s result once every task spawned in the scope ran, as rayon's `scope`. Each
 /// [`spawn`](Scope::spawn) starts its task at once on an idle thread of the pool (on this
 /// one if every slot is taken; after the body if the pool has no other thread, as rayon's
-/// one thread runs it); tasks may borrow what outlives the scope. A panic in `op` or in a task resumes here once every task finished (`op`'s,
-/// if both panicked).
+/// one thread runs it); tasks may borrow what outlives the scope. A panic in `op` or in a
+/// task resumes here once every task finished (`op`'s, if both panicked).
 ///
 /// ```
 /// let mut left = vec![0u64; 1000];

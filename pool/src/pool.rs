@@ -522,8 +522,17 @@ impl Pool {
     where
         OP: FnOnce(&crate::Scope<'scope>) -> R,
     {
+        self.scope_here(false, op)
+    }
+
+    /// A scope of this pool, current while `op` runs in it on this thread
+    /// (`body_outside_pool`: see `Scope`'s field).
+    fn scope_here<'scope, OP, R>(&self, body_outside_pool: bool, op: OP) -> R
+    where
+        OP: FnOnce(&crate::Scope<'scope>) -> R,
+    {
         let shared = &self.crew_for_joins().shared;
-        current::with(shared, || scope_in(shared, false, op))
+        current::with(shared, || scope_in(shared, body_outside_pool, op))
     }
 
     /// Starts `op` on this pool and returns at once, as rayon's `ThreadPool::spawn`: an
@@ -672,9 +681,7 @@ impl Pool {
     where
         OP: FnOnce(&crate::Scope<'scope>) -> R,
     {
-        let body_outside_pool = self.in_this_pool().is_none();
-        let shared = &self.crew_for_joins().shared;
-        current::with(shared, || scope_in(shared, body_outside_pool, op))
+        self.scope_here(self.in_this_pool().is_none(), op)
     }
 
     /// As [`in_place_scope`](Self::in_place_scope): rayon's `scope_fifo`.

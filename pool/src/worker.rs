@@ -19,9 +19,9 @@ use std::panic::{self, AssertUnwindSafe};
 
 /// Helper `index`'s life, between its start and exit hooks, `hooks` (a panic in either goes
 /// to the panic handler; without one, the start hook's fails the build, the exit hook's
-/// aborts); it counts what it does in `counters`, its own,
-/// and reads the letters left in `own`, its mailbox, which it closes at shutdown, then
-/// opens what is left before it stops (in a forked child it only forgets it).
+/// aborts); it counts what it does in `counters`, its own, and reads the letters left in
+/// `own`, its mailbox, which it closes at shutdown, then opens what is left before it stops
+/// (in a forked child it only forgets it).
 pub(crate) fn run(
     shared: &Shared,
     index: usize,

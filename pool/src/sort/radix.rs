@@ -208,6 +208,7 @@ fn in_cache<T>(len: usize) -> bool {
 /// Buffers the buckets of a split sorted in cache pass their items through, each lent to one
 /// bucket at a time and kept for the next while the split lasts, so that it stays in its
 /// core's cache: at most one a thread.
+///
 /// Each buffer is an empty `Vec` (its items are never its own), its capacity the slots.
 struct Buffers<T>(Mutex<Vec<Vec<T>>>);
 
@@ -271,6 +272,7 @@ pub(crate) fn sample<T, B: Bits>(items: &[T], key: impl Fn(&T) -> B) -> (B, [B; 
     });
     (first, sampled)
 }
+
 /// A split whose keys vary in at most this many bits sorts them by least-significant-digit
 /// passes over all its items, [`LSD_DIGIT_BITS`] bits or fewer a pass: two passes finish
 /// it, where a split by the top 8 bits leaves each bucket to sort by more passes. Two
